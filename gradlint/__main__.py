@@ -1,0 +1,3 @@
+from gradlint.cli import main
+
+raise SystemExit(main())

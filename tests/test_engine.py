@@ -1,0 +1,91 @@
+import subprocess
+import sys
+import textwrap
+
+from conftest import codes, lint
+
+from gradlint.analysis.context import ClassKind
+from gradlint.config import Config
+from gradlint.engine import FileContext, lint_source, parse
+
+
+def _index(source):
+    module = parse("m.py", textwrap.dedent(source))
+    return FileContext("m.py", module, Config()).index
+
+
+def test_class_kinds_through_aliases_and_local_subclassing():
+    index = _index(
+        """
+        import torch
+        from torch import nn as tnn
+        from torch.autograd import Function as Fn
+        import torch.optim as optim
+
+        class A(tnn.Module): ...
+        class B(A): ...
+        class C(torch.nn.Linear): ...
+        class D(Fn): ...
+        class E(optim.Optimizer): ...
+        class F(SomethingElse): ...
+        class G: ...
+        """
+    )
+    kinds = {name: info.kind for name, info in index.by_name.items()}
+    assert kinds == {
+        "A": ClassKind.MODULE,
+        "B": ClassKind.MODULE,
+        "C": ClassKind.MODULE,
+        "D": ClassKind.AUTOGRAD_FUNCTION,
+        "E": ClassKind.OPTIMIZER,
+        "F": ClassKind.UNKNOWN,
+        "G": ClassKind.PLAIN,
+    }
+
+
+def test_file_without_torch_is_not_parsed():
+    assert lint_source("x.py", b"def f(:\n").diagnostics == []
+
+
+def test_syntax_error_is_gl001_with_line():
+    (finding,) = lint("import torch\nx = 1\ndef f(:\n    pass\n")
+    assert (finding.code, finding.line) == ("GL001", 3)
+
+
+def test_bad_inputs_never_crash():
+    for source in (
+        b"import torch\n\0\n",
+        b"import torch\nx = '\xe9'\n",
+        b"\xef\xbb\xbfimport torch\r\nx = 1\r\n",
+        b"import torch\n" + b"x = " + b"(" * 3000 + b")" * 3000 + b"\n",
+        b"",
+        b"# -*- coding: bogus -*-\nimport torch\n",
+    ):
+        result = lint_source("x.py", source)
+        assert not result.internal_errors
+        assert all(d.code == "GL001" for d in result.diagnostics)
+
+
+def test_select_and_ignore():
+    source = """
+        import torch.nn as nn
+        class M(nn.Module):
+            def backward(self, grad_output):
+                return grad_output
+        """
+    assert codes(source) == ["GL303"]
+    assert codes(source, Config(ignore=("GL3",))) == []
+    assert codes(source, Config(ignore=("GL3",), select=("GL303",))) == ["GL303"]
+
+
+def test_static_mode_never_imports_torch_nor_runs_the_file(tmp_path):
+    marker = tmp_path / "marker"
+    target = tmp_path / "model.py"
+    target.write_text(f"import torch\nopen({str(marker)!r}, 'w').write('ran')\n")
+    probe = (
+        "import sys\nfrom gradlint.cli import main\n"
+        f"main([{str(target)!r}])\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True)
+    assert not marker.exists()
