@@ -1,0 +1,23 @@
+"""`path:line:col: CODE message`, one line per finding, as flake8 prints them."""
+
+from __future__ import annotations
+
+from gradlint.diagnostic import Diagnostic
+
+
+def probe_suffix(diagnostic: Diagnostic) -> str:
+    """` [confirmed: <torch message>]` when a runtime probe judged the finding."""
+    probe = diagnostic.probe
+    if not isinstance(probe, dict) or not probe.get("verdict"):
+        return ""
+    message = str(probe.get("message") or "").strip()
+    return f" [{probe['verdict']}: {message}]" if message else f" [{probe['verdict']}]"
+
+
+def format_line(diagnostic: Diagnostic) -> str:
+    d = diagnostic
+    return f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}{probe_suffix(d)}"
+
+
+def render(diagnostics: list[Diagnostic], sources: dict[str, str]) -> str:
+    return "".join(format_line(d) + "\n" for d in diagnostics)

@@ -1,0 +1,71 @@
+"""`full`: each finding with its source line, the span underlined, and the rule's fix hint."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+from gradlint.catalogue import load_catalogue
+from gradlint.diagnostic import Diagnostic
+from gradlint.report.flake8 import format_line, probe_suffix
+
+# The line breaks Python's tokenizer knows (str.splitlines also splits on \f, \x1c, ...).
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_WIDTH = 100
+
+
+def source_line(lines: list[str], number: int) -> str | None:
+    return lines[number - 1] if 1 <= number <= len(lines) else None
+
+
+def underline(line: str, diagnostic: Diagnostic) -> str:
+    """`^~~~` under the span on the finding's first line (to its end for a multi-line span).
+
+    Tabs before the span are kept so the marker lines up however the terminal expands them.
+    """
+    start = min(diagnostic.column - 1, len(line))
+    if diagnostic.end_line == diagnostic.line:
+        end = min(diagnostic.end_column - 1, len(line))
+    else:
+        end = len(line.rstrip())
+    indent = "".join(c if c == "\t" else " " for c in line[:start])
+    return indent + "^" + "~" * max(end - start - 1, 0)
+
+
+def note(label: str, text: str) -> list[str]:
+    """`   = label: text`, wrapped, continuation lines aligned under the text."""
+    head = f"   = {label}: "
+    return textwrap.wrap(
+        " ".join(text.split()), _WIDTH, initial_indent=head, subsequent_indent=" " * len(head)
+    )
+
+
+def format_finding(diagnostic: Diagnostic, lines: list[str] | None) -> str:
+    d = diagnostic
+    out = [format_line(d)]
+    line = source_line(lines, d.line) if lines is not None else None
+    if line is not None:
+        gutter = " " * len(str(d.line))
+        out += [
+            f"{gutter} |",
+            f"{d.line} | {line}",
+            f"{gutter} | {underline(line, d)}",
+        ]
+    doc = load_catalogue().get(d.code)
+    if doc is not None and doc.fix_hint:
+        out += note("help", doc.fix_hint)
+    if d.fix is not None and d.fix.description:
+        out += note("fix", d.fix.description)
+    if suffix := probe_suffix(d):
+        out += note("probe", suffix.strip()[1:-1])
+    return "\n".join(out) + "\n"
+
+
+def render(diagnostics: list[Diagnostic], sources: dict[str, str]) -> str:
+    split: dict[str, list[str]] = {}
+    blocks = []
+    for d in diagnostics:
+        if d.path not in split and d.path in sources:
+            split[d.path] = _LINE_BREAK.split(sources[d.path])
+        blocks.append(format_finding(d, split.get(d.path)))
+    return "\n".join(blocks)

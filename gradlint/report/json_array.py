@@ -1,0 +1,32 @@
+"""`json`: one array, one object per finding; `fix` and `probe` only where present."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from gradlint.diagnostic import Diagnostic
+
+
+def as_dict(diagnostic: Diagnostic) -> dict:
+    d = diagnostic
+    finding = {
+        "path": d.path,
+        "line": d.line,
+        "column": d.column,
+        "end_line": d.end_line,
+        "end_column": d.end_column,
+        "code": d.code,
+        "name": d.name,
+        "severity": d.severity.value,
+        "message": d.message,
+    }
+    if d.fix is not None:
+        finding["fix"] = dataclasses.asdict(d.fix)
+    if d.probe is not None:
+        finding["probe"] = d.probe
+    return finding
+
+
+def render(diagnostics: list[Diagnostic], sources: dict[str, str]) -> str:
+    return json.dumps([as_dict(d) for d in diagnostics], indent=2, default=str) + "\n"

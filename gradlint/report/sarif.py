@@ -1,0 +1,105 @@
+"""`sarif`: a SARIF 2.1.0 log with one run, for code-scanning dashboards."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path, PurePath
+from urllib.parse import quote
+
+from gradlint import __version__
+from gradlint.catalogue import RuleDoc, load_catalogue
+from gradlint.diagnostic import Diagnostic, Fix
+
+SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+SRCROOT = "%SRCROOT%"
+
+
+def plain(text: str) -> str:
+    """A Markdown paragraph as one line of text."""
+    return " ".join(text.split())
+
+
+def rule_descriptor(doc: RuleDoc) -> dict:
+    help_text = plain(doc.sections.get("What it does", doc.summary))
+    if doc.fix_hint:
+        help_text += f"\n\nUse instead: {plain(doc.fix_hint)}"
+    return {
+        "id": doc.code,
+        "name": doc.name,
+        "shortDescription": {"text": doc.summary},
+        "fullDescription": {"text": plain(doc.sections.get("Why is this bad", doc.summary))},
+        "help": {"text": help_text, "markdown": doc.text},
+        "defaultConfiguration": {"level": doc.severity.value},
+    }
+
+
+def artifact_location(path: str) -> dict:
+    """Absolute paths as file: URIs; relative ones against %SRCROOT% (the run's directory)."""
+    if PurePath(path).is_absolute():
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(PurePath(path).as_posix()), "uriBaseId": SRCROOT}
+
+
+def region(line: int, column: int, end_line: int, end_column: int) -> dict:
+    return {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
+
+
+def sarif_fix(path: str, fix: Fix) -> dict:
+    replacement = {
+        "deletedRegion": region(fix.line, fix.column, fix.end_line, fix.end_column),
+        "insertedContent": {"text": fix.replacement},
+    }
+    return {
+        "description": {"text": fix.description or "Apply the suggested replacement"},
+        "artifactChanges": [
+            {"artifactLocation": artifact_location(path), "replacements": [replacement]}
+        ],
+    }
+
+
+def sarif_result(diagnostic: Diagnostic, rule_index: dict[str, int]) -> dict:
+    d = diagnostic
+    result = {
+        "ruleId": d.code,
+        "level": d.severity.value,
+        "message": {"text": d.message},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": artifact_location(d.path),
+                    "region": region(d.line, d.column, d.end_line, d.end_column),
+                }
+            }
+        ],
+    }
+    if d.code in rule_index:
+        result["ruleIndex"] = rule_index[d.code]
+    if d.fix is not None:
+        result["fixes"] = [sarif_fix(d.path, d.fix)]
+    if d.probe is not None:
+        result["properties"] = {"probe": d.probe}
+    return result
+
+
+def sarif_log(diagnostics: list[Diagnostic]) -> dict:
+    docs = list(load_catalogue().values())
+    rule_index = {doc.code: i for i, doc in enumerate(docs)}
+    driver = {
+        "name": "gradlint",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "rules": [rule_descriptor(doc) for doc in docs],
+    }
+    run = {
+        "tool": {"driver": driver},
+        "originalUriBaseIds": {SRCROOT: {"uri": Path.cwd().as_uri() + "/"}},
+        "columnKind": "unicodeCodePoints",
+        "results": [sarif_result(d, rule_index) for d in diagnostics],
+    }
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def render(diagnostics: list[Diagnostic], sources: dict[str, str]) -> str:
+    return json.dumps(sarif_log(diagnostics), indent=2, default=str) + "\n"

@@ -1,0 +1,75 @@
+"""The flake8 plugin, driven through the real `flake8` executable."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+MODULE_WITH_BACKWARD = """\
+import torch.nn as nn
+
+
+class Scale(nn.Module):
+    def forward(self, x):
+        return 2 * x
+
+    def backward(self, grad_output):{comment}
+        return 2 * grad_output
+"""
+
+# cp1252 source whose non-ASCII text is not valid UTF-8 ("\xc1" is "Á"): the plugin must
+# hand the engine bytes in the declared encoding, or the file would not parse.
+CP1252_SOURCE = (
+    '# -*- coding: cp1252 -*-\n"""Ángel\'s layer"""\nimport torch\n\n\n'
+    "class Layer(torch.nn.Module):\n"
+    "    def backward(self, grad_output):  # Á\n"
+    "        return grad_output\n"
+).encode("cp1252")
+
+
+def run(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", *args], cwd=cwd, input=stdin, capture_output=True, check=False
+    )
+
+
+def flake8(*args: str, cwd: Path, stdin: bytes | None = None) -> list[str]:
+    done = run("flake8", "--isolated", "--select", "GL", *args, cwd=cwd, stdin=stdin)
+    assert done.returncode in (0, 1), done.stderr.decode()
+    return sorted(done.stdout.decode().splitlines())
+
+
+def write_fixture(directory: Path) -> list[str]:
+    (directory / "scale.py").write_text(MODULE_WITH_BACKWARD.format(comment=""))
+    (directory / "legacy.py").write_bytes(CP1252_SOURCE)
+    (directory / "clean.py").write_text("import torch\n\nx = torch.ones(3)\n")
+    return ["scale.py", "legacy.py", "clean.py"]
+
+
+def test_flake8_select_gl_reports_what_the_cli_reports(tmp_path):
+    files = write_fixture(tmp_path)
+    examples = sorted(str(p) for p in (ROOT / "examples").glob("*.py"))
+    cli = run("gradlint", *files, *examples, cwd=tmp_path)
+    assert cli.returncode == 1, cli.stderr.decode()
+    expected = sorted(cli.stdout.decode().splitlines())
+    assert any(line.startswith("legacy.py:7:9: GL303 ") for line in expected)
+    assert any(line.startswith("scale.py:8:9: GL303 ") for line in expected)
+    assert flake8(*files, *examples, cwd=tmp_path) == expected
+
+
+def test_flake8_reads_stdin_with_its_display_name(tmp_path):
+    source = MODULE_WITH_BACKWARD.format(comment="").encode()
+    found = flake8("--stdin-display-name", "model.py", "-", cwd=tmp_path, stdin=source)
+    assert [line.split(" ", 2)[:2] for line in found] == [["model.py:8:9:", "GL303"]]
+
+
+@pytest.mark.parametrize(
+    ("comment", "reported"),
+    [("", True), ("  # noqa", False), ("  # noqa: GL303", False), ("  # noqa: E501", True)],
+)
+def test_flake8_applies_noqa_to_gradlint_codes(tmp_path, comment, reported):
+    (tmp_path / "scale.py").write_text(MODULE_WITH_BACKWARD.format(comment=comment))
+    assert bool(flake8("scale.py", cwd=tmp_path)) is reported
