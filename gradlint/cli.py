@@ -1,4 +1,7 @@
-"""Command line: `gradlint [PATH ...]`, `gradlint rules`, `gradlint rule CODE`."""
+"""Command line: `gradlint [PATH ...]`, `gradlint rules`, `gradlint rule CODE`.
+
+Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error.
+"""
 
 from __future__ import annotations
 
@@ -8,41 +11,145 @@ from pathlib import Path
 
 from gradlint import __version__
 from gradlint.catalogue import load_catalogue
-from gradlint.config import Config
-from gradlint.engine import lint_source
+from gradlint.config import (
+    Config,
+    ConfigError,
+    build_config,
+    find_pyproject,
+    parse_per_file_ignores,
+    read_settings,
+)
+from gradlint.diagnostic import Diagnostic
+from gradlint.report import DEFAULT_FORMAT, FORMATS, render, render_statistics
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+MACHINE_FORMATS = ("json", "sarif")  # --statistics goes to stderr so stdout stays parseable
 
 
-def _iter_python_files(paths: list[str]):
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            yield from sorted(p for p in path.rglob("*.py") if p.is_file())
-        else:
-            yield path
+def _comma_list(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    return value
+
+
+# -- configuration ---------------------------------------------------------------------
+
+
+def _overrides(args: argparse.Namespace) -> dict:
+    """The command-line settings, under their `[tool.gradlint]` names (None: not given)."""
+    return {
+        "select": args.select,
+        "ignore": args.ignore,
+        "extend-select": args.extend_select,
+        "exclude": args.exclude,
+        "extend-exclude": args.extend_exclude,
+        "no-grad-contexts": args.no_grad_contexts,
+        "per-file-ignores": (
+            parse_per_file_ignores(args.per_file_ignores) if args.per_file_ignores else None
+        ),
+        "probe": args.probe,
+        "probe-timeout": args.probe_timeout,
+    }
+
+
+def load_config(args: argparse.Namespace) -> Config:
+    """`--config FILE`, else the nearest pyproject.toml with [tool.gradlint], plus flags."""
+    if args.config:
+        config_path = Path(args.config)
+        settings = read_settings(config_path)
+    else:
+        first = args.paths[0] if args.paths else "."
+        if first == "-":
+            first = args.stdin_filename or "."
+        config_path = find_pyproject(Path(first))
+        settings = read_settings(config_path) if config_path else {}
+    root = config_path.absolute().parent if config_path else Path.cwd()
+    return build_config(settings, _overrides(args), root, set(load_catalogue()))
+
+
+# -- the check command ------------------------------------------------------------------
+
+
+def _lint(args: argparse.Namespace, config: Config):
+    from gradlint.discovery import STDIN, discover
+    from gradlint.runner import file_error, run
+
+    found = discover(args.paths, config)
+    stdin = None
+    if STDIN in found.files:
+        found.files.remove(STDIN)
+        stdin = (args.stdin_filename or STDIN, sys.stdin.buffer.read())
+    result = run(found.files, config, args.jobs, stdin)
+    for path, reason in found.unreadable:
+        result.diagnostics.extend(file_error(path, f"Cannot read: {reason}", config))
+    result.diagnostics.sort(key=Diagnostic.sort_key)
+    return result
+
+
+def _probe(diagnostics: list[Diagnostic], config: Config, sources: dict[str, str]):
+    """Findings with their runtime verdicts; raises ProbeUnavailable without torch."""
+    from gradlint.probe import EXEC_WARNING, run_probes
+
+    if config.probe == "exec":
+        print(EXEC_WARNING, file=sys.stderr)
+    return run_probes(diagnostics, mode=config.probe, timeout=config.probe_timeout, sources=sources)
+
+
+def _write(text: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        Path(output).write_text(text, encoding="utf-8")
 
 
 def _check(args: argparse.Namespace) -> int:
-    config = Config(
-        select=tuple(args.select.split(",")) if args.select else ("GL",),
-        ignore=tuple(args.ignore.split(",")) if args.ignore else (),
-    )
-    found = False
-    for path in _iter_python_files(args.paths or ["."]):
+    try:
+        config = load_config(args)
+    except ConfigError as error:
+        print(f"gradlint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    result = _lint(args, config)
+    diagnostics = result.diagnostics
+    if config.probe:
+        from gradlint.probe import ProbeUnavailable
+
         try:
-            source = path.read_bytes()
-        except OSError as error:
-            print(f"{path}:1:1: GL001 Cannot read: {error.strerror}")
-            found = True
-            continue
-        result = lint_source(str(path), source, config)
-        for message in result.internal_errors:
-            print(message, file=sys.stderr)
-        for d in result.diagnostics:
-            print(f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}")
-            found = True
-    return EXIT_FINDINGS if found else EXIT_CLEAN
+            diagnostics = _probe(diagnostics, config, result.sources)
+        except ProbeUnavailable as error:
+            print(f"gradlint: error: {error}", file=sys.stderr)
+            return EXIT_ERROR
+        if args.hide_refuted:
+            diagnostics = [d for d in diagnostics if (d.probe or {}).get("verdict") != "refuted"]
+    fmt = "full" if args.show_source and args.format == DEFAULT_FORMAT else args.format
+    try:
+        _write(render(diagnostics, fmt, result.sources), args.output)
+    except OSError as error:
+        print(f"gradlint: error: cannot write {args.output}: {error.strerror}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.statistics:
+        to_stderr = args.output is None and fmt in MACHINE_FORMATS
+        stream = sys.stderr if to_stderr else sys.stdout
+        print(render_statistics(diagnostics), end="", file=stream)
+    for message in result.internal_errors:
+        print(message, file=sys.stderr)
+    if result.internal_errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if diagnostics else EXIT_CLEAN
+
+
+# -- catalogue commands -------------------------------------------------------------------
 
 
 def _rules(_: argparse.Namespace) -> int:
@@ -54,14 +161,77 @@ def _rules(_: argparse.Namespace) -> int:
 def _rule(args: argparse.Namespace) -> int:
     doc = load_catalogue().get(args.code.upper())
     if doc is None:
-        print(f"gradlint: unknown rule {args.code!r}", file=sys.stderr)
+        print(
+            f"gradlint: error: unknown rule {args.code!r} (see `gradlint rules`)", file=sys.stderr
+        )
         return EXIT_ERROR
     print(doc.text, end="")
     return EXIT_CLEAN
 
 
+# -- argument parsing -----------------------------------------------------------------------
+
+
+def _add_check_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or directories (default: .); - is stdin"
+    )
+    rules = parser.add_argument_group("rule selection (comma-separated codes or prefixes)")
+    rules.add_argument("--select", type=_comma_list, help="rules to run (default: GL)")
+    rules.add_argument("--ignore", type=_comma_list, help="rules to skip")
+    rules.add_argument("--extend-select", type=_comma_list, help="rules added to select")
+    rules.add_argument(
+        "--per-file-ignores",
+        metavar="GLOB:CODES ...",
+        help='rules skipped in matching files, e.g. "tests/*:GL101,GL102 scripts/*:GL5"',
+    )
+    files = parser.add_argument_group("files")
+    files.add_argument(
+        "--exclude", type=_comma_list, metavar="GLOBS", help="replaces the default excludes"
+    )
+    files.add_argument(
+        "--extend-exclude", type=_comma_list, metavar="GLOBS", help="added to the excludes"
+    )
+    files.add_argument("--config", metavar="FILE", help="settings file (default: pyproject.toml)")
+    files.add_argument("--stdin-filename", metavar="PATH", help="path reported for -")
+    files.add_argument(
+        "--jobs", "-j", type=_positive_int, metavar="N", help="worker processes (default: CPUs)"
+    )
+    analysis = parser.add_argument_group("analysis")
+    analysis.add_argument(
+        "--no-grad-contexts",
+        type=_comma_list,
+        metavar="NAMES",
+        help="your own decorators / context managers that act like torch.no_grad",
+    )
+    analysis.add_argument(
+        "--probe",
+        nargs="?",
+        const="witness",
+        choices=("witness", "exec"),
+        help="confirm findings at run time with torch (--probe=exec runs project code)",
+    )
+    analysis.add_argument(
+        "--probe-timeout", type=_positive_float, metavar="SECONDS", help="per probe (default 10)"
+    )
+    analysis.add_argument(
+        "--hide-refuted", action="store_true", help="drop findings a probe refuted"
+    )
+    output = parser.add_argument_group("output")
+    output.add_argument("--format", choices=FORMATS, default=DEFAULT_FORMAT, help="default: flake8")
+    output.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
+    output.add_argument("--show-source", action="store_true", help="same as --format full")
+    output.add_argument("--statistics", action="store_true", help="count findings per code")
+
+
 def _parser(command: str) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gradlint", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="gradlint",
+        description="Static linter for PyTorch gradient pitfalls.",
+        epilog="Also: `gradlint rules` lists the rules, `gradlint rule CODE` documents one. "
+        "Exit status: 0 clean, 1 findings, 2 error.",
+        allow_abbrev=False,
+    )
     parser.add_argument("--version", action="version", version=f"gradlint {__version__}")
     if command == "rule":
         parser.add_argument("command")
@@ -71,15 +241,15 @@ def _parser(command: str) -> argparse.ArgumentParser:
         parser.add_argument("command")
         parser.set_defaults(run=_rules)
     else:
-        parser.add_argument("paths", nargs="*", metavar="PATH")
-        parser.add_argument("--select", help="comma-separated codes or prefixes")
-        parser.add_argument("--ignore", help="comma-separated codes or prefixes")
+        _add_check_arguments(parser)
         parser.set_defaults(run=_check)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    # A bare `--probe` must not take the next path as its value.
+    argv = ["--probe=witness" if arg == "--probe" else arg for arg in argv]
     command = argv[0] if argv and argv[0] in ("rule", "rules") else "check"
     try:
         args = _parser(command).parse_args(argv)

@@ -1,0 +1,142 @@
+"""Which files a run lints: command-line paths -> Python files.
+
+Directories are walked for `*.py` in sorted order. Skipped while walking: hidden
+entries (`.git`, `.venv`, `.tox`, ...), virtualenvs (any directory holding
+`pyvenv.cfg`), entries matched by a `.gitignore` (nested ones too, and those of
+parent directories up to the repository root), and entries matched by `exclude`
+(default: `DEFAULT_EXCLUDE`) or `extend-exclude`. Explicit file arguments are always
+linted, `-` stands for stdin.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import pathspec
+
+from gradlint.config import Config, relative_to_root
+
+STDIN = "-"
+
+
+@dataclass
+class Discovered:
+    files: list[str] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+
+
+@cache
+def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+def glob_matches(pattern: str, relative_path: str) -> bool:
+    """gitignore semantics: a pattern without `/` matches a name at any depth, one with
+    `/` is anchored at the project root; a directory pattern covers everything inside."""
+    return _spec((pattern,)).match_file(relative_path)
+
+
+class Excluder:
+    """`exclude` + `extend-exclude` of a config, checked one path component at a time."""
+
+    def __init__(self, config: Config) -> None:
+        patterns = [*config.exclude, *config.extend_exclude]
+        self.root = config.root
+        self.by_name = _spec(tuple(p for p in patterns if "/" not in p.rstrip("/")))
+        self.anchored = _spec(tuple(p for p in patterns if "/" in p.rstrip("/")))
+
+    def excludes(self, path: str, is_dir: bool, anchored: bool = True) -> bool:
+        suffix = "/" if is_dir else ""
+        if self.by_name.match_file(os.path.basename(path) + suffix):
+            return True
+        return anchored and self.anchored.match_file(relative_to_root(path, self.root) + suffix)
+
+
+class _GitIgnores:
+    """The `.gitignore` files in force at one directory, outermost first."""
+
+    def __init__(self, specs: tuple[tuple[str, pathspec.GitIgnoreSpec], ...] = ()) -> None:
+        self.specs = specs
+
+    def entering(self, directory: str) -> _GitIgnores:
+        spec = _read_gitignore(os.path.join(directory, ".gitignore"))
+        return _GitIgnores((*self.specs, (directory, spec))) if spec else self
+
+    def ignores(self, path: str, is_dir: bool) -> bool:
+        ignored = False
+        for base, spec in self.specs:
+            relative = os.path.relpath(path, base).replace(os.sep, "/") + ("/" if is_dir else "")
+            verdict = spec.check_file(relative).include
+            if verdict is not None:
+                ignored = verdict
+        return ignored
+
+
+def _read_gitignore(path: str) -> pathspec.GitIgnoreSpec | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return pathspec.GitIgnoreSpec.from_lines(file)
+    except OSError:
+        return None
+
+
+def _ancestor_gitignores(root: str) -> _GitIgnores:
+    """The `.gitignore` files above `root` up to its repository root (none outside a repo)."""
+    directory = Path(root).absolute()
+    chain = []
+    for parent in directory.parents:
+        chain.append(str(parent))
+        if (parent / ".git").exists():
+            ignores = _GitIgnores()
+            for ancestor in reversed(chain):
+                ignores = ignores.entering(ancestor)
+            return ignores
+    return _GitIgnores()
+
+
+def discover(paths: list[str], config: Config) -> Discovered:
+    """The files to lint, in command-line order, each directory's files sorted."""
+    found = Discovered()
+    seen: set[str] = set()
+    excluder = Excluder(config)
+    for raw in paths or ["."]:
+        if raw != STDIN and os.path.isdir(raw):
+            _walk(raw, excluder, found)
+        else:
+            found.files.append(raw)
+    found.files = [f for f in found.files if not (f in seen or seen.add(f))]
+    return found
+
+
+def _walk(root: str, excluder: Excluder, found: Discovered) -> None:
+    # An explicitly named directory is walked even when an anchored exclude covers it.
+    anchored = not excluder.excludes(root, True)
+    pending = [(root, _ancestor_gitignores(root).entering(root))]
+    while pending:
+        directory, ignores = pending.pop()
+        try:
+            with os.scandir(directory) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError as error:
+            found.unreadable.append((os.path.normpath(directory), error.strerror or str(error)))
+            continue
+        subdirectories = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if not is_dir and not entry.name.endswith(".py"):
+                continue
+            if excluder.excludes(entry.path, is_dir, anchored) or ignores.ignores(
+                entry.path, is_dir
+            ):
+                continue
+            if not is_dir:
+                found.files.append(os.path.normpath(entry.path))
+            elif not os.path.exists(os.path.join(entry.path, "pyvenv.cfg")):
+                subdirectories.append(entry.path)
+        # Depth first, in sorted order: push the last subdirectory first.
+        pending.extend((d, ignores.entering(d)) for d in reversed(subdirectories))

@@ -1,0 +1,203 @@
+"""The per-file pipeline (read -> lint -> noqa -> per-file-ignores) and the process pool.
+
+A worker process that dies (libcst's native parser can crash on pathological input)
+does not stop the run: the files it may have been linting are re-run one per process,
+the one that kills its process again gets GL001, every other file is linted normally.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import sys
+import tokenize
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+
+from gradlint.config import Config
+from gradlint.diagnostic import Diagnostic
+from gradlint.suppression import apply_noqa
+
+
+@dataclass
+class FileResult:
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    internal_errors: list[str] = field(default_factory=list)
+    source: str | None = None  # the decoded text, kept only when there are findings
+
+
+@dataclass
+class RunResult:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    internal_errors: list[str] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # path -> text, files with findings
+
+
+# -- one file ------------------------------------------------------------------------
+
+
+def file_error(path: str, message: str, config: Config) -> list[Diagnostic]:
+    """A GL001 at line 1 for a file that could not be read or parsed at all."""
+    if not config.is_selected("GL001"):
+        return []
+    from gradlint.catalogue import load_catalogue
+
+    doc = load_catalogue()["GL001"]
+    return [Diagnostic(path, 1, 1, 1, 1, "GL001", message, doc.name, doc.severity)]
+
+
+def read_source(path: str) -> bytes:
+    """The bytes of a regular file; OSError for anything else (opening a FIFO would block)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(0, "not a regular file")
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def decode(source: bytes) -> str:
+    """The text of a source file in its declared encoding (UTF-8 by default)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        return source.decode(encoding, "replace")
+    except (SyntaxError, LookupError):
+        return source.decode("utf-8", "replace")
+
+
+def lint_file(path: str, config: Config, source: bytes | None = None) -> FileResult:
+    """Findings of one file after `# noqa` comments and `per-file-ignores`.
+
+    The text is kept when there are findings, or always for `--probe=exec` (which runs
+    every file it is given)."""
+    if source is None:
+        try:
+            source = read_source(path)
+        except OSError as error:
+            reason = error.strerror or str(error)
+            return FileResult(path, file_error(path, f"Cannot read: {reason}", config))
+    from gradlint.engine import lint_source
+
+    result = lint_source(path, source, config)
+    diagnostics = apply_noqa(result.diagnostics, source)
+    ignored = config.ignored_in(path)
+    if ignored:
+        diagnostics = [d for d in diagnostics if not d.code.startswith(ignored)]
+    text = decode(source) if diagnostics or config.probe == "exec" else None
+    return FileResult(path, diagnostics, result.internal_errors, text)
+
+
+# -- many files ------------------------------------------------------------------------
+
+
+def default_jobs() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def run(
+    paths: list[str],
+    config: Config,
+    jobs: int | None = None,
+    stdin: tuple[str, bytes] | None = None,
+) -> RunResult:
+    """Lint `paths` (and `stdin`: its reported name and bytes), sorted findings out."""
+    jobs = jobs or default_jobs()
+    if jobs > 1 and len(paths) > 1:
+        results = _in_pool(paths, config, jobs)
+    else:
+        results = [lint_file(path, config) for path in paths]
+    if stdin is not None:
+        results.append(lint_file(stdin[0], config, stdin[1]))
+    run_result = RunResult()
+    for result in results:
+        run_result.diagnostics.extend(result.diagnostics)
+        run_result.internal_errors.extend(result.internal_errors)
+        if result.source is not None:
+            run_result.sources[result.path] = result.source
+    run_result.diagnostics.sort(key=Diagnostic.sort_key)
+    return run_result
+
+
+_NOT_STARTED, _STARTED, _DONE = 0, 1, 2
+_worker_state: dict = {}
+
+
+def _init_worker(status, config: Config) -> None:
+    _worker_state.update(status=status, config=config)
+
+
+def _work(index: int, path: str) -> FileResult:
+    status = _worker_state["status"]
+    status[index] = _STARTED
+    result = lint_file(path, _worker_state["config"])
+    status[index] = _DONE
+    return result
+
+
+def _context():
+    import multiprocessing
+
+    # fork: workers inherit the imported engine and checkers instead of re-importing them.
+    return multiprocessing.get_context("fork" if sys.platform == "linux" else None)
+
+
+def _in_pool(paths: list[str], config: Config, jobs: int) -> list[FileResult]:
+    from gradlint.checks import load_checkers
+    from gradlint.engine import lint_source  # noqa: F401 - imported once, before forking
+
+    load_checkers()
+    done: dict[str, FileResult] = {}
+    remaining = list(dict.fromkeys(paths))
+    while remaining:
+        finished = len(done)
+        status = _run_batch(remaining, config, jobs, done)
+        if status is None:
+            break
+        # The pool broke: whatever was running is suspect, re-run each suspect alone.
+        suspects = [p for i, p in enumerate(remaining) if status[i] == _STARTED]
+        if not suspects and len(done) == finished:  # died before any file: no progress
+            suspects = remaining
+        for path in suspects:
+            if path not in done:
+                done[path] = _isolated(path, config)
+        remaining = [p for p in remaining if p not in done]
+    return [done[path] for path in paths]
+
+
+def _run_batch(paths: list[str], config: Config, jobs: int, done: dict[str, FileResult]):
+    """Lint `paths` in a pool into `done`; the status array when the pool broke, else None."""
+    context = _context()
+    status = context.RawArray("b", len(paths))
+    broken = False
+    with ProcessPoolExecutor(
+        max_workers=min(jobs, len(paths)),
+        mp_context=context,
+        initializer=_init_worker,
+        initargs=(status, config),
+    ) as pool:
+        futures = [pool.submit(_work, index, path) for index, path in enumerate(paths)]
+        for path, future in zip(paths, futures, strict=True):
+            try:
+                done[path] = future.result()
+            except BrokenProcessPool:
+                broken = True
+            except Exception as error:  # one file's failure is reported, the run goes on
+                done[path] = FileResult(path, internal_errors=[f"{path}: internal error: {error}"])
+    return status if broken else None
+
+
+def _isolated(path: str, config: Config) -> FileResult:
+    """Lint one file in a process of its own; GL001 when that process dies."""
+    context = _context()
+    status = context.RawArray("b", 1)
+    with ProcessPoolExecutor(
+        max_workers=1, mp_context=context, initializer=_init_worker, initargs=(status, config)
+    ) as pool:
+        try:
+            return pool.submit(_work, 0, path).result()
+        except BrokenProcessPool:
+            message = "Cannot parse: the parser crashed on this file"
+            return FileResult(path, file_error(path, message, config))

@@ -1,0 +1,118 @@
+"""Bad inputs never crash a run: each gets GL001, every other file is still linted."""
+
+import base64
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gradlint import runner
+from gradlint.config import Config
+
+ONLY = Config(select=("GL001", "GL303"))  # the rules these tests rely on, whatever else lands
+MODULE_BACKWARD = (
+    "import torch.nn as nn\n\n\n"
+    "class M(nn.Module):\n"
+    "    def backward(self, grad_output):\n"
+    "        return grad_output\n"
+)
+
+
+def _generated_5mb() -> bytes:
+    """A generated module embedding data, as model-export tools write them."""
+    blob = base64.b64encode(bytes(range(256)) * 14_700).decode()
+    lines = "\n".join(blob[i : i + 76] for i in range(0, len(blob), 76))
+    return f'import torch\nWEIGHTS = """\n{lines}\n"""\n'.encode()
+
+
+BAD = {
+    "syntax.py": b"import torch\n\ndef f(:\n    pass\n",
+    "latin1.py": b"import torch\nname = 'caf\xe9'\n",
+    "nul.py": b"import torch\nx = 1\0\n",
+    "deep.py": b"import torch\nx = " + b"[" * 5000 + b"]" * 5000 + b"\n",
+    "bad_cookie.py": b"# -*- coding: no-such-codec -*-\nimport torch\n",
+}
+GOOD = {
+    "generated.py": _generated_5mb(),
+    "empty.py": b"",
+    "crlf.py": MODULE_BACKWARD.replace("\n", "\r\n").encode(),
+    "bom.py": b"\xef\xbb\xbf" + MODULE_BACKWARD.encode(),
+    "tabs.py": MODULE_BACKWARD.replace("    ", "\t").encode(),
+    "latin1_declared.py": b"# -*- coding: latin-1 -*-\n" + MODULE_BACKWARD.encode() + b"s='\xe9'\n",
+}
+
+
+@pytest.fixture(scope="module")
+def messy_tree(tmp_path_factory):
+    root = tmp_path_factory.mktemp("messy")
+    for name, data in {**BAD, **GOOD}.items():
+        (root / name).write_bytes(data)
+    (root / "dangling.py").symlink_to(root / "missing-target.py")
+    os.mkfifo(root / "fifo.py")  # opening it for reading would block forever
+    return root
+
+
+def _findings(stdout: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for line in stdout.splitlines():
+        path, _, _, rest = line.split(":", 3)
+        found.setdefault(os.path.basename(path), []).append(rest.split()[0])
+    return found
+
+
+def test_messy_directory_is_linted_without_a_traceback(messy_tree):
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gradlint",
+            str(messy_tree),
+            "--jobs",
+            "2",
+            "--select",
+            "GL001,GL303",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stderr == ""
+    found = _findings(result.stdout)
+    unreadable = ("dangling.py", "fifo.py")
+    for name in (*BAD, *unreadable):
+        assert found.pop(name) == ["GL001"], name
+    assert found == {name: ["GL303"] for name in ("crlf.py", "bom.py", "tabs.py")} | {
+        "latin1_declared.py": ["GL303"]
+    }
+
+
+def test_gl001_carries_the_parsers_line_and_reason(messy_tree):
+    result = runner.run([str(messy_tree / "syntax.py"), str(messy_tree / "dangling.py")], ONLY)
+    dangling, syntax = result.diagnostics  # sorted by path
+    assert syntax.line == 3 and syntax.message.startswith("Cannot parse:")
+    assert dangling.message == "Cannot read: No such file or directory"
+
+
+def test_a_crashing_worker_only_costs_its_own_file(tmp_path, monkeypatch):
+    """A worker killed mid-file (as a libcst segfault would) gives that file GL001."""
+    paths = []
+    for index in range(6):
+        path = tmp_path / f"f{index}.py"
+        path.write_text(MODULE_BACKWARD)
+        paths.append(str(path))
+    real_lint_file = runner.lint_file
+
+    def crash_on_f3(path, config, source=None):
+        if path.endswith("f3.py"):
+            os._exit(139)
+        return real_lint_file(path, config, source)
+
+    monkeypatch.setattr(runner, "lint_file", crash_on_f3)  # workers are forked: they see it
+    result = runner.run(paths, ONLY, jobs=2)
+    by_file = {os.path.basename(d.path): (d.code, d.message) for d in result.diagnostics}
+    assert by_file.pop("f3.py") == ("GL001", "Cannot parse: the parser crashed on this file")
+    assert sorted(by_file) == ["f0.py", "f1.py", "f2.py", "f4.py", "f5.py"]
+    assert {code for code, _ in by_file.values()} == {"GL303"}
+    assert result.internal_errors == []
