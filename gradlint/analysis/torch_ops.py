@@ -1,0 +1,539 @@
+"""What torch does, as data: each table is proven entry by entry in real torch by
+`tests/test_torch_ops.py`. Static analysis never imports torch; it reads these tables.
+
+Sample strings are the argument lists (or constructor arguments) the test uses to run an
+entry; `x` stands for a float tensor of shape (4, 4).
+"""
+
+from __future__ import annotations
+
+# ---------------------------------------------------------------------------------------
+# In-place edits and what autograd saves for backward (rule family GL1xx, checks/inplace.py)
+# ---------------------------------------------------------------------------------------
+
+# Tensor methods that write into their receiver -> sample arguments.
+INPLACE_TENSOR_METHODS: dict[str, str] = {
+    "abs_": "()",
+    "add_": "(1.0)",
+    "addcdiv_": "(x, x + 2)",
+    "addcmul_": "(x, x)",
+    "addmm_": "(x, x)",
+    "bernoulli_": "(0.5)",
+    "clamp_": "(min=0.0)",
+    "clamp_max_": "(1.0)",
+    "clamp_min_": "(0.0)",
+    "clip_": "(0.0, 1.0)",
+    "copy_": "(x)",
+    "cos_": "()",
+    "div_": "(2.0)",
+    "exp_": "()",
+    "exponential_": "()",
+    "fill_": "(0.0)",
+    "fill_diagonal_": "(0.0)",
+    "floor_": "()",
+    "index_add_": "(0, torch.tensor([0]), x[:1])",
+    "index_copy_": "(0, torch.tensor([0]), x[:1])",
+    "index_fill_": "(0, torch.tensor([0]), 0.0)",
+    "index_put_": "((torch.tensor([0]),), torch.tensor(1.0))",
+    "lerp_": "(x, 0.5)",
+    "log_": "()",
+    "masked_fill_": "(x > 0, 0.0)",
+    "masked_scatter_": "(x > 0, x)",
+    "mul_": "(2.0)",
+    "neg_": "()",
+    "normal_": "()",
+    "pow_": "(2)",
+    "put_": "(torch.tensor([0]), torch.tensor([1.0]))",
+    "random_": "()",
+    "reciprocal_": "()",
+    "relu_": "()",
+    "renorm_": "(2, 0, 1.0)",
+    "round_": "()",
+    "scatter_": "(0, torch.zeros(1, 4, dtype=torch.long), 0.0)",
+    "scatter_add_": "(0, torch.zeros(1, 4, dtype=torch.long), x[:1])",
+    "scatter_reduce_": "(0, torch.zeros(1, 4, dtype=torch.long), x[:1], 'sum')",
+    "sigmoid_": "()",
+    "sign_": "()",
+    "sin_": "()",
+    "sqrt_": "()",
+    "squeeze_": "()",
+    "sub_": "(1.0)",
+    "t_": "()",
+    "tanh_": "()",
+    "transpose_": "(0, 1)",
+    "tril_": "()",
+    "triu_": "()",
+    "uniform_": "()",
+    "unsqueeze_": "(0)",
+    "zero_": "()",
+}
+
+# Functions that always write into their first argument -> remaining sample arguments.
+INPLACE_FUNCTIONS: dict[str, str] = {
+    "torch.relu_": "",
+    "torch.sigmoid_": "",
+    "torch.tanh_": "",
+    "torch.exp_": "",
+    "torch.clamp_": ", min=0.0",
+    "torch.nn.functional.relu_": "",
+    "torch.nn.functional.elu_": "",
+    "torch.nn.functional.leaky_relu_": "",
+    "torch.nn.functional.hardtanh_": "",
+    "torch.nn.functional.threshold_": ", 0.0, 0.0",
+}
+
+# Functions with an `inplace` flag -> its positional index (the input is argument 0).
+INPLACE_FLAG_FUNCTIONS: dict[str, int] = {
+    "torch.nn.functional.relu": 1,
+    "torch.nn.functional.relu6": 1,
+    "torch.nn.functional.selu": 1,
+    "torch.nn.functional.silu": 1,
+    "torch.nn.functional.mish": 1,
+    "torch.nn.functional.hardswish": 1,
+    "torch.nn.functional.hardsigmoid": 1,
+    "torch.nn.functional.leaky_relu": 2,
+    "torch.nn.functional.elu": 2,
+    "torch.nn.functional.celu": 2,
+    "torch.nn.functional.hardtanh": 3,
+    "torch.nn.functional.threshold": 3,
+    "torch.nn.functional.dropout": 3,
+    "torch.nn.functional.dropout1d": 3,
+    "torch.nn.functional.dropout2d": 3,
+}
+
+# torch.nn layers with an `inplace` constructor flag -> (its positional index, a sample
+# constructor call that sets it).
+INPLACE_FLAG_MODULES: dict[str, tuple[int, str]] = {
+    "torch.nn.ReLU": (0, "(inplace=True)"),
+    "torch.nn.ReLU6": (0, "(inplace=True)"),
+    "torch.nn.SELU": (0, "(inplace=True)"),
+    "torch.nn.SiLU": (0, "(inplace=True)"),
+    "torch.nn.Mish": (0, "(inplace=True)"),
+    "torch.nn.Hardswish": (0, "(inplace=True)"),
+    "torch.nn.Hardsigmoid": (0, "(inplace=True)"),
+    "torch.nn.LeakyReLU": (1, "(0.1, True)"),
+    "torch.nn.ELU": (1, "(inplace=True)"),
+    "torch.nn.CELU": (1, "(inplace=True)"),
+    "torch.nn.Dropout": (1, "(0.5, True)"),
+    "torch.nn.Dropout1d": (1, "(inplace=True)"),
+    "torch.nn.Dropout2d": (1, "(inplace=True)"),
+    "torch.nn.Hardtanh": (2, "(-1.0, 1.0, True)"),
+    "torch.nn.Threshold": (2, "(0.1, 0.0, True)"),
+}
+
+# Methods that end in `_` but change no tensor data autograd tracks.
+NOT_INPLACE_METHODS = frozenset({"requires_grad_", "retain_grad", "share_memory_"})
+
+# Ops whose backward reads their *output*: editing the result in place breaks backward.
+# Qualified function -> sample arguments after the input.
+SAVES_OUTPUT_FUNCTIONS: dict[str, str] = {
+    "torch.exp": "",
+    "torch.exp2": "",
+    "torch.expm1": "",
+    "torch.sigmoid": "",
+    "torch.tanh": "",
+    "torch.sqrt": "",
+    "torch.rsqrt": "",
+    "torch.reciprocal": "",
+    "torch.relu": "",
+    "torch.softmax": ", 0",
+    "torch.log_softmax": ", 0",
+    "torch.nn.functional.relu": "",
+    "torch.nn.functional.sigmoid": "",
+    "torch.nn.functional.tanh": "",
+    "torch.nn.functional.softmax": ", dim=0",
+    "torch.nn.functional.log_softmax": ", dim=0",
+}
+
+# The same ops as tensor methods -> sample arguments.
+SAVES_OUTPUT_METHODS: dict[str, str] = {
+    "exp": "()",
+    "exp2": "()",
+    "expm1": "()",
+    "sigmoid": "()",
+    "tanh": "()",
+    "sqrt": "()",
+    "rsqrt": "()",
+    "reciprocal": "()",
+    "relu": "()",
+    "softmax": "(0)",
+    "log_softmax": "(0)",
+}
+
+# Unary ops whose backward reads their *input* (saved when it requires grad).
+SAVES_INPUT_FUNCTIONS: dict[str, str] = {
+    "torch.log": "",
+    "torch.log1p": "",
+    "torch.sin": "",
+    "torch.cos": "",
+    "torch.abs": "",
+    "torch.pow": ", 2",
+    "torch.square": "",
+    "torch.nn.functional.gelu": "",
+    "torch.nn.functional.silu": "",
+    "torch.nn.functional.softplus": "",
+    "torch.nn.functional.leaky_relu": "",
+    "torch.nn.functional.elu": "",
+    "torch.nn.functional.logsigmoid": "",
+    "torch.nn.functional.layer_norm": ", (4,)",
+    "torch.nn.functional.normalize": "",
+}
+
+SAVES_INPUT_METHODS: dict[str, str] = {
+    "log": "()",
+    "log1p": "()",
+    "sin": "()",
+    "cos": "()",
+    "abs": "()",
+    "pow": "(2)",
+    "square": "()",
+}
+
+# Binary ops whose backward reads each operand (an operand is saved when the other one
+# requires grad); functions, tensor methods and operators.
+SAVES_OPERANDS_FUNCTIONS = frozenset(
+    {
+        "torch.mul",
+        "torch.div",
+        "torch.mm",
+        "torch.matmul",
+        "torch.bmm",
+        "torch.nn.functional.linear",
+    }
+)
+SAVES_OPERANDS_METHODS = frozenset({"mul", "div", "mm", "matmul", "bmm"})
+SAVES_OPERANDS_OPERATORS = frozenset({"*", "/", "@"})
+
+# torch.nn layers: parameter attribute names -> constructor sample and input sample.
+PARAMETER_LAYERS: dict[str, tuple[tuple[str, ...], str, str | None]] = {
+    "torch.nn.Linear": (("weight", "bias"), "(4, 4)", "(2, 4)"),
+    "torch.nn.Bilinear": (("weight", "bias"), "(4, 4, 4)", None),
+    "torch.nn.Conv1d": (("weight", "bias"), "(4, 4, 1)", "(1, 4, 4)"),
+    "torch.nn.Conv2d": (("weight", "bias"), "(4, 4, 1)", "(1, 4, 4, 4)"),
+    "torch.nn.Conv3d": (("weight", "bias"), "(4, 4, 1)", "(1, 4, 4, 4, 4)"),
+    "torch.nn.ConvTranspose1d": (("weight", "bias"), "(4, 4, 1)", "(1, 4, 4)"),
+    "torch.nn.ConvTranspose2d": (("weight", "bias"), "(4, 4, 1)", "(1, 4, 4, 4)"),
+    "torch.nn.BatchNorm1d": (("weight", "bias"), "(4,)", "(2, 4)"),
+    "torch.nn.BatchNorm2d": (("weight", "bias"), "(4,)", "(2, 4, 2, 2)"),
+    "torch.nn.LayerNorm": (("weight", "bias"), "(4,)", "(2, 4)"),
+    "torch.nn.GroupNorm": (("weight", "bias"), "(2, 4)", "(2, 4, 2)"),
+    "torch.nn.Embedding": (("weight",), "(4, 4)", None),
+    "torch.nn.PReLU": (("weight",), "()", None),
+}
+
+# Layers whose forward saves its input for backward (so editing that input later breaks
+# backward), as long as the layer's parameters require grad.
+SAVES_INPUT_LAYERS = frozenset(
+    name for name, (_, _, sample) in PARAMETER_LAYERS.items() if sample is not None
+)
+
+# Layers whose forward saves its output -> constructor sample.
+SAVES_OUTPUT_LAYERS: dict[str, str] = {
+    "torch.nn.Sigmoid": "()",
+    "torch.nn.Tanh": "()",
+    "torch.nn.ReLU": "()",
+    "torch.nn.Softmax": "(dim=1)",
+    "torch.nn.LogSoftmax": "(dim=1)",
+}
+
+# Factories that make a fresh leaf (which requires grad when passed `requires_grad=True`).
+TENSOR_FACTORIES = frozenset(
+    {
+        "torch.tensor",
+        "torch.randn",
+        "torch.rand",
+        "torch.zeros",
+        "torch.ones",
+        "torch.empty",
+        "torch.full",
+        "torch.eye",
+        "torch.arange",
+        "torch.linspace",
+        "torch.randn_like",
+        "torch.rand_like",
+        "torch.zeros_like",
+        "torch.ones_like",
+        "torch.empty_like",
+        "torch.full_like",
+    }
+)
+
+# Tensor methods returning a view that shares storage (and version counter) with the base.
+VIEW_METHODS = frozenset(
+    {
+        "view",
+        "view_as",
+        "t",
+        "transpose",
+        "permute",
+        "unsqueeze",
+        "squeeze",
+        "expand",
+        "expand_as",
+        "narrow",
+        "select",
+        "unflatten",
+        "diagonal",
+        "detach",
+    }
+)
+
+# Ops whose result autograd saves nothing of, proven by editing it in place then calling
+# backward: `y = x * 2; y[y > 0] = 0` is legal. Expressions over `x` (requires grad).
+SAVES_NOTHING_SAMPLES: tuple[str, ...] = (
+    "x + 1",
+    "x - x",
+    "x * 2",
+    "x / 2",
+    "x.view(16)",
+    "x.reshape(2, 8)",
+    "x.clone()",
+    "-x",
+    "torch.cat([x, x])",
+    "x.sum(0)",
+    "torch.nn.functional.dropout(x, 0.5)",
+    "torch.nn.Linear(4, 4)(x)",
+    "torch.nn.Conv1d(4, 4, 1)(x.unsqueeze(0))",
+    "torch.nn.BatchNorm1d(4)(x)",
+)
+
+# ---------------------------------------------------------------------------------------
+# Parameters, requires_grad and checkpointing (GL204, GL205, GL501, GL502:
+# checks/api.py, checks/modules.py)
+# ---------------------------------------------------------------------------------------
+
+# Callables taking a `requires_grad=` keyword -> sample positional arguments. Each makes a
+# leaf that requires grad when given `requires_grad=True`, and raises TypeError on a
+# misspelled keyword such as `require_grad=True`.
+REQUIRES_GRAD_KEYWORD_FUNCTIONS: dict[str, str] = {
+    "torch.tensor": "[1.0]",
+    "torch.randn": "3",
+    "torch.rand": "3",
+    "torch.zeros": "3",
+    "torch.ones": "3",
+    "torch.empty": "3",
+    "torch.full": "(3,), 1.0",
+    "torch.eye": "3",
+    "torch.arange": "3.0",
+    "torch.linspace": "0.0, 1.0, 3",
+    "torch.logspace": "0.0, 1.0, 3",
+    "torch.randn_like": "x",
+    "torch.rand_like": "x",
+    "torch.zeros_like": "x",
+    "torch.ones_like": "x",
+    "torch.empty_like": "x",
+    "torch.full_like": "x, 1.0",
+    "torch.nn.Parameter": "x",
+    "torch.autograd.Variable": "x",
+}
+
+# Tensor methods taking a `requires_grad=` keyword -> sample arguments.
+REQUIRES_GRAD_KEYWORD_METHODS: dict[str, str] = {
+    "new_tensor": "[1.0]",
+    "new_zeros": "3",
+    "new_ones": "3",
+    "new_empty": "3",
+    "new_full": "(3,), 1.0",
+    "requires_grad_": "",
+}
+
+# The capitalised names of `torch.nn` that are not nn.Module subclasses; every other
+# `torch.nn.<Capitalised>` constructor builds a module whose parameters register only
+# when it is assigned to a module attribute or kept in a module container.
+NN_NON_MODULE_CLASSES = frozenset(
+    {
+        "torch.nn.Buffer",
+        "torch.nn.LinearCrossEntropyOptions",
+        "torch.nn.Parameter",
+        "torch.nn.UninitializedBuffer",
+        "torch.nn.UninitializedParameter",
+    }
+)
+
+# Constructors of a parameter (registered only when assigned to a module attribute).
+PARAMETER_CONSTRUCTORS = frozenset({"torch.nn.Parameter", "torch.nn.UninitializedParameter"})
+
+# Containers that register the modules / parameters they hold.
+MODULE_CONTAINERS = frozenset(
+    {
+        "torch.nn.ModuleList",
+        "torch.nn.ModuleDict",
+        "torch.nn.Sequential",
+        "torch.nn.ParameterList",
+        "torch.nn.ParameterDict",
+    }
+)
+
+# Checkpoint functions: without `use_reentrant` they warn and run the reentrant variant,
+# whose output does not require grad when no input does. -> sample arguments (`layer` is
+# an nn.Linear(4, 4), `x` a (4, 4) tensor that does not require grad).
+CHECKPOINT_FUNCTIONS: dict[str, str] = {
+    "torch.utils.checkpoint.checkpoint": "layer, x",
+    "torch.utils.checkpoint.checkpoint_sequential": "torch.nn.Sequential(layer, layer), 2, x",
+}
+
+# Differentiable ops: applied to a float tensor that requires grad, the result has a
+# grad_fn (a non-leaf, whose requires_grad flag cannot be set). Tensor method -> sample
+# arguments; operators need no table (`+ - * / @ **` and unary `-` always record).
+DIFFERENTIABLE_METHODS: dict[str, str] = {
+    "abs": "()",
+    "clone": "()",
+    "cos": "()",
+    "exp": "()",
+    "flatten": "()",
+    "log": "()",
+    "matmul": "(x)",
+    "mean": "()",
+    "mm": "(x)",
+    "mul": "(2.0)",
+    "add": "(1.0)",
+    "permute": "(1, 0)",
+    "pow": "(2)",
+    "relu": "()",
+    "reshape": "(16)",
+    "sigmoid": "()",
+    "sin": "()",
+    "softmax": "(0)",
+    "sqrt": "()",
+    "squeeze": "()",
+    "sum": "()",
+    "t": "()",
+    "tanh": "()",
+    "transpose": "(0, 1)",
+    "unsqueeze": "(0)",
+    "view": "(16)",
+}
+
+# The same as `torch.<name>(x, ...)` functions -> sample arguments after the input, or
+# None for the functions taking a sequence of tensors (`torch.cat([x, x])`).
+DIFFERENTIABLE_FUNCTIONS: dict[str, str | None] = {
+    "torch.abs": "",
+    "torch.cat": None,
+    "torch.exp": "",
+    "torch.log": "",
+    "torch.matmul": ", x",
+    "torch.mean": "",
+    "torch.mm": ", x",
+    "torch.relu": "",
+    "torch.sigmoid": "",
+    "torch.softmax": ", 0",
+    "torch.stack": None,
+    "torch.sum": "",
+    "torch.tanh": "",
+    "torch.nn.functional.linear": ", x",
+    "torch.nn.functional.relu": "",
+    "torch.nn.functional.softmax": ", dim=0",
+}
+
+
+# ---------------------------------------------------------------------------------------
+# Shape transfer (symbolic shape engine, gradlint/analysis/shapes/; tests/test_shapes.py)
+# Each name is run in torch by the test on a transposed (non-contiguous) input to prove
+# the result shape and the memory layout the engine assumes.
+# ---------------------------------------------------------------------------------------
+
+# Ops (tensor methods and torch / torch.nn.functional functions of one tensor) whose
+# result has the input's shape and memory layout.
+SHAPE_PRESERVING_OPS: frozenset[str] = frozenset(
+    {
+        "abs", "acos", "asin", "atan", "bfloat16", "bool", "byte", "ceil", "char", "clamp",
+        "clamp_max", "clamp_min", "clip", "clone", "cos", "cosh", "cpu", "cuda",
+        "detach", "double", "dropout", "elu", "erf", "exp", "expm1", "float", "floor",
+        "frac", "gelu", "half", "hardtanh", "int", "leaky_relu", "log", "log10", "log1p",
+        "log2", "log_softmax", "logsigmoid", "long", "mish", "neg", "reciprocal", "relu",
+        "relu6", "requires_grad_", "round", "rsqrt", "selu", "short", "sigmoid", "sign",
+        "silu", "sin", "sinh", "softmax", "softplus", "sqrt", "square", "tan", "tanh",
+        "to", "trunc", "type", "type_as", "cumsum", "cumprod", "nan_to_num",
+    }
+)  # fmt: skip
+
+# Elementwise ops of two operands: the result is the broadcast of both shapes, laid out
+# like the first operand of full rank.
+SHAPE_BINARY_OPS: frozenset[str] = frozenset(
+    {
+        "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod",
+        "pow", "eq", "ne", "lt", "le", "gt", "ge", "maximum", "minimum", "atan2",
+        "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+    }
+)  # fmt: skip
+
+# Reductions -> index of the `dim` argument among the positional arguments after the
+# tensor (`x.norm(p, dim)` takes p first).
+SHAPE_REDUCTIONS: dict[str, int] = {
+    "sum": 0, "mean": 0, "prod": 0, "amax": 0, "amin": 0, "logsumexp": 0, "std": 0,
+    "var": 0, "norm": 1, "nansum": 0, "nanmean": 0, "all": 0, "any": 0,
+    "argmax": 0, "argmin": 0, "count_nonzero": 0,
+}  # fmt: skip
+
+# Reductions that return (values, indices) when given a dim, a scalar without one.
+SHAPE_VALUE_INDEX_REDUCTIONS: frozenset[str] = frozenset({"max", "min", "median", "mode"})
+
+# Tensor factories whose sizes come as varargs, one tuple / list, or `size=`.
+SHAPE_SIZE_FACTORIES: frozenset[str] = frozenset({"randn", "rand", "zeros", "ones", "empty"})
+
+# `*_like` factories: the argument's shape and layout (memory_format=preserve_format).
+SHAPE_LIKE_FACTORIES: frozenset[str] = frozenset(
+    {"randn_like", "rand_like", "zeros_like", "ones_like", "empty_like", "full_like"}
+)
+
+# Legacy typed constructors: sizes when given ints, data when given a list.
+SHAPE_LEGACY_CONSTRUCTORS: frozenset[str] = frozenset(
+    {"Tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor"}
+)
+
+# Loss functions (torch.nn.functional names) -> shape of the unreduced loss:
+# "input" = broadcast(input, target); "target" = the target's shape (class-index losses).
+SHAPE_LOSSES: dict[str, str] = {
+    "mse_loss": "input", "l1_loss": "input", "smooth_l1_loss": "input",
+    "huber_loss": "input", "binary_cross_entropy": "input",
+    "binary_cross_entropy_with_logits": "input", "kl_div": "input",
+    "soft_margin_loss": "input", "cross_entropy": "target", "nll_loss": "target",
+}  # fmt: skip
+
+# nn loss modules -> their functional form.
+SHAPE_LOSS_MODULES: dict[str, str] = {
+    "MSELoss": "mse_loss", "L1Loss": "l1_loss", "SmoothL1Loss": "smooth_l1_loss",
+    "HuberLoss": "huber_loss", "BCELoss": "binary_cross_entropy",
+    "BCEWithLogitsLoss": "binary_cross_entropy_with_logits", "KLDivLoss": "kl_div",
+    "SoftMarginLoss": "soft_margin_loss", "CrossEntropyLoss": "cross_entropy",
+    "NLLLoss": "nll_loss",
+}  # fmt: skip
+
+# nn layers whose output has the input's shape.
+SHAPE_PRESERVING_LAYERS: frozenset[str] = frozenset(
+    {
+        "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "GELU", "SiLU", "Mish", "Sigmoid",
+        "Tanh", "Softmax", "LogSoftmax", "Softplus", "Hardtanh", "Dropout", "Identity",
+        "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
+        "InstanceNorm1d", "InstanceNorm2d", "Dropout2d", "AlphaDropout",
+    }
+)  # fmt: skip
+
+# Convolutions -> number of spatial dims (input is (N, C_in, *spatial)).
+SHAPE_CONV_LAYERS: dict[str, int] = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3}
+
+# Tensor methods whose result is again a tensor that requires grad when the receiver does
+# (device / dtype moves, in-place initialisers, shape changes) -> sample arguments, or
+# None for `cuda`, which needs a GPU (checked to be a Tensor method only).
+TENSOR_PRESERVING_METHODS: dict[str, str | None] = {
+    "to": "(torch.float32)",
+    "cpu": "()",
+    "cuda": None,
+    "float": "()",
+    "double": "()",
+    "half": "()",
+    "clone": "()",
+    "contiguous": "()",
+    "view": "(16)",
+    "reshape": "(16)",
+    "unsqueeze": "(0)",
+    "expand": "(2, 4, 4)",
+    "repeat": "(2, 1)",
+    "t": "()",
+    "normal_": "()",
+    "uniform_": "()",
+    "fill_": "(0.0)",
+    "zero_": "()",
+    "mul_": "(2.0)",
+    "add_": "(1.0)",
+}
