@@ -1,0 +1,172 @@
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import gradlint.probe
+from gradlint import __version__
+from gradlint.cli import main
+from gradlint.engine import LintResult
+
+ONLY = ["--select", "GL001,GL303"]  # the rules these tests rely on, whatever else lands
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+BAD = (
+    "import torch.nn as nn\n\n\n"
+    "class M(nn.Module):\n"
+    "    def backward(self, grad_output):\n"
+    "        return grad_output\n"
+)
+CLEAN = "import torch\n\nx = torch.zeros(3)\n"
+FLAKE8_LINE = re.compile(r"^[^:]+\.py:\d+:\d+: GL\d{3} .+$")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A project directory with one finding in bad.py, made the working directory."""
+    (tmp_path / "bad.py").write_text(BAD)
+    (tmp_path / "clean.py").write_text(CLEAN)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_examples_have_findings_in_flake8_format(capsys):
+    code, out, err = _run(capsys, str(EXAMPLES))
+    assert code == 1, err
+    assert out and all(FLAKE8_LINE.match(line) for line in out.splitlines())
+
+
+def test_exit_codes(project, capsys):
+    assert _run(capsys, "clean.py", *ONLY)[0] == 0
+    code, out, _ = _run(capsys, *ONLY)
+    assert (code, out.splitlines()) == (1, [f"bad.py:5:9: GL303 {_message(out)}"])
+    code, _, err = _run(capsys, "--no-such-flag")
+    assert code == 2 and "unrecognized arguments: --no-such-flag" in err
+    assert _run(capsys, "--jobs", "0")[0] == 2
+
+
+def _message(out: str) -> str:
+    return out.split("GL303 ", 1)[1].strip()
+
+
+def test_config_errors_exit_2_and_name_the_problem(project, capsys):
+    (project / "pyproject.toml").write_text('[tool.gradlint]\nselct = ["GL3"]\n')
+    code, out, err = _run(capsys)
+    assert (code, out) == (2, "")
+    assert "unknown setting(s) selct" in err
+    code, _, err = _run(capsys, "--config", "pyproject.toml")
+    assert code == 2 and "selct" in err
+    code, _, err = _run(capsys, "--config", "missing.toml")
+    assert code == 2 and "cannot read missing.toml" in err
+
+
+def test_unknown_code_on_the_command_line(project, capsys):
+    code, _, err = _run(capsys, "--ignore", "GL303,GL3999")
+    assert code == 2 and "ignore: GL3999" in err
+
+
+def test_pyproject_settings_and_flag_overrides(project, capsys):
+    (project / "pyproject.toml").write_text('[tool.gradlint]\nignore = ["GL303"]\n')
+    assert _run(capsys)[0] == 0
+    assert _run(capsys, "--ignore", "GL001")[0] == 1
+    assert _run(capsys, "--per-file-ignores", "bad.py:GL3")[0] == 0
+
+
+def test_config_found_from_the_first_path_not_the_working_directory(project, capsys, tmp_path):
+    sub = project / "sub"
+    sub.mkdir()
+    (sub / "pyproject.toml").write_text('[tool.gradlint]\nignore = ["GL3"]\n')
+    (sub / "bad.py").write_text(BAD)
+    assert _run(capsys, "sub")[0] == 0
+    assert _run(capsys, "bad.py", "sub")[0] == 1
+
+
+def test_noqa_and_file_level_noqa(project, capsys):
+    (project / "bad.py").write_text(BAD.replace("grad_output):", "grad_output):  # noqa: GL303"))
+    assert _run(capsys, "bad.py")[0] == 0
+    (project / "bad.py").write_text("# gradlint: noqa\n" + BAD)
+    assert _run(capsys, "bad.py")[0] == 0
+
+
+def test_stdin_with_filename():
+    argv = [sys.executable, "-m", "gradlint", "-", "--stdin-filename", "pkg/model.py", *ONLY]
+    result = subprocess.run(argv, input=BAD, capture_output=True, text=True, check=False)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith("pkg/model.py:5:9: GL303 ")
+    ignored = [*argv, "--per-file-ignores", "pkg/*:GL303"]
+    assert (
+        subprocess.run(ignored, input=BAD, capture_output=True, text=True, check=False).returncode
+        == 0
+    )
+
+
+def test_jobs_2_prints_exactly_what_jobs_1_prints(project, capsys):
+    for index in range(8):
+        (project / f"m{index}.py").write_text(BAD if index % 2 else CLEAN)
+    serial = _run(capsys, "--jobs", "1", *ONLY)
+    parallel = _run(capsys, "--jobs", "2", *ONLY)
+    assert serial == parallel and serial[1].count("GL303") == 5
+
+
+def test_formats_output_file_and_statistics(project, capsys):
+    code, out, _ = _run(capsys, "--format", "json", *ONLY)
+    assert code == 1 and [d["code"] for d in json.loads(out)] == ["GL303"]
+    code, out, err = _run(capsys, "--format", "json", "--statistics", *ONLY)
+    assert json.loads(out) and "GL303" in err
+    code, out, _ = _run(capsys, "--output", "report.txt", "--statistics", *ONLY)
+    assert code == 1 and re.search(r"1\s+GL303", out)
+    assert (project / "report.txt").read_text().startswith("bad.py:5:9: GL303")
+    code, out, _ = _run(capsys, "--show-source", *ONLY)
+    assert "def backward(self, grad_output):" in out and "^" in out
+
+
+def test_internal_error_is_printed_and_exits_2(project, capsys, monkeypatch):
+    broken = LintResult(internal_errors=["bad.py: internal error\nTraceback ..."])
+    monkeypatch.setattr("gradlint.engine.lint_source", lambda *args: broken)
+    code, _, err = _run(capsys, "bad.py", "--jobs", "1")
+    assert code == 2 and "bad.py: internal error" in err
+
+
+def test_probe_flags_reach_run_probes(project, capsys, monkeypatch):
+    calls = []
+
+    def fake_run_probes(diagnostics, *, mode, timeout, sources):
+        calls.append((mode, timeout, sorted(sources)))
+        for d in diagnostics:
+            d.probe = {"verdict": "refuted", "message": "no error at run time"}
+        return diagnostics
+
+    monkeypatch.setattr(gradlint.probe, "run_probes", fake_run_probes)
+    code, out, _ = _run(capsys, "--probe", "bad.py", *ONLY)  # a bare --probe keeps the path
+    assert code == 1 and "[refuted: no error at run time]" in out
+    assert calls == [("witness", 10.0, ["bad.py"])]
+    code, out, err = _run(capsys, "--probe=exec", "--probe-timeout", "2", "--hide-refuted", *ONLY)
+    assert (code, out) == (0, "") and "runs the linted project code" in err
+    assert calls[1][:2] == ("exec", 2.0) and "clean.py" in calls[1][2]
+
+
+def test_probe_without_torch_exits_2(project, capsys, monkeypatch):
+    def unavailable(*args, **kwargs):
+        raise gradlint.probe.ProbeUnavailable("torch is not installed: install gradlint[runtime]")
+
+    monkeypatch.setattr(gradlint.probe, "run_probes", unavailable)
+    code, _, err = _run(capsys, "--probe", "bad.py")
+    assert code == 2 and "install gradlint[runtime]" in err
+
+
+def test_version_rules_and_rule(capsys):
+    assert _run(capsys, "--version") == (0, f"gradlint {__version__}\n", "")
+    code, out, _ = _run(capsys, "rules")
+    assert code == 0 and re.search(r"^GL303\s+module-backward-never-called\s+\w+\s+\S", out, re.M)
+    code, out, _ = _run(capsys, "rule", "gl303")
+    assert code == 0 and out.startswith("# GL303 module-backward-never-called")
+    code, _, err = _run(capsys, "rule", "GL999")
+    assert code == 2 and "unknown rule 'GL999'" in err

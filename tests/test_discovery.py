@@ -1,0 +1,106 @@
+import os
+from pathlib import Path
+
+from gradlint.config import Config
+from gradlint.discovery import discover, glob_matches
+
+
+def _tree(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def _found(root: Path, paths=None, **settings) -> list[str]:
+    config = Config(root=root, **settings)
+    found = discover([str(p) for p in (paths or [root])], config).files
+    return [Path(f).relative_to(root).as_posix() for f in found]
+
+
+def test_walks_python_files_and_skips_hidden_virtualenvs_and_default_excludes(tmp_path):
+    _tree(
+        tmp_path,
+        {
+            "b.py": "",
+            "a.py": "",
+            "notes.txt": "",
+            "pkg/mod.py": "",
+            ".hidden/x.py": "",
+            ".venv/lib/x.py": "",
+            "env/pyvenv.cfg": "",
+            "env/lib/x.py": "",
+            "venv/x.py": "",
+            "build/x.py": "",
+            "dist/x.py": "",
+            "node_modules/x.py": "",
+            "pkg/__pycache__/x.py": "",
+            "lib/site-packages/x.py": "",
+            ".dot.py": "",
+        },
+    )
+    assert _found(tmp_path) == ["a.py", "b.py", "pkg/mod.py"]
+
+
+def test_gitignore_nested_and_negated(tmp_path):
+    _tree(
+        tmp_path,
+        {
+            ".gitignore": "gen_*.py\nout/\n",
+            "gen_a.py": "",
+            "keep.py": "",
+            "out/x.py": "",
+            "sub/.gitignore": "!gen_keep.py\nlocal.py\n",
+            "sub/gen_keep.py": "",
+            "sub/gen_b.py": "",
+            "sub/local.py": "",
+            "other/local.py": "",
+        },
+    )
+    assert _found(tmp_path) == ["keep.py", "other/local.py", "sub/gen_keep.py"]
+
+
+def test_gitignore_of_parent_directories_up_to_the_repository_root(tmp_path):
+    _tree(tmp_path, {".git/HEAD": "", ".gitignore": "skipped.py\n", "src/skipped.py": ""})
+    _tree(tmp_path, {"src/kept.py": ""})
+    assert _found(tmp_path, [tmp_path / "src"]) == ["src/kept.py"]
+
+
+def test_exclude_replaces_the_defaults_and_extend_exclude_adds(tmp_path):
+    _tree(tmp_path, {"build/x.py": "", "gen/y.py": "", "pkg/gen/z.py": "", "a_pb2.py": ""})
+    assert _found(tmp_path, exclude=("gen",)) == ["a_pb2.py", "build/x.py"]
+    assert _found(tmp_path, extend_exclude=("*_pb2.py", "pkg/gen")) == ["gen/y.py"]
+
+
+def test_anchored_exclude_is_relative_to_the_project_root(tmp_path):
+    _tree(tmp_path, {"gen/y.py": "", "pkg/gen/z.py": ""})
+    assert _found(tmp_path, extend_exclude=("/gen",)) == ["pkg/gen/z.py"]
+
+
+def test_explicit_arguments_are_always_linted(tmp_path):
+    _tree(tmp_path, {".gitignore": "ignored.py\n", "ignored.py": "", "build/x.py": ""})
+    explicit = [tmp_path / "ignored.py", tmp_path / "build"]
+    assert _found(tmp_path, explicit) == ["ignored.py", "build/x.py"]
+
+
+def test_missing_paths_are_kept_for_the_runner_to_report(tmp_path):
+    assert _found(tmp_path, [tmp_path / "missing.py"]) == ["missing.py"]
+
+
+def test_stdin_and_duplicates(tmp_path):
+    _tree(tmp_path, {"a.py": ""})
+    a = str(tmp_path / "a.py")
+    assert discover([a, "-", a, str(tmp_path)], Config(root=tmp_path)).files == [a, "-"]
+
+
+def test_default_path_is_the_current_directory(tmp_path, monkeypatch):
+    _tree(tmp_path, {"a.py": "", "pkg/b.py": ""})
+    monkeypatch.chdir(tmp_path)
+    assert discover([], Config(root=tmp_path)).files == ["a.py", os.path.join("pkg", "b.py")]
+
+
+def test_glob_semantics_of_per_file_patterns():
+    assert glob_matches("test_*.py", "tests/unit/test_model.py")
+    assert glob_matches("tests/", "tests/unit/test_model.py")
+    assert glob_matches("scripts/*.py", "scripts/train.py")
+    assert not glob_matches("scripts/*.py", "pkg/scripts/train.py")
