@@ -1,0 +1,345 @@
+"""Symbolic dims and shapes, and the pure shape algebra torch applies to them.
+
+A dim is a known `int`, a named `Sym` (a constructor argument, a batch symbol), an opaque
+`Sym` (unknown but the same object wherever it is read, so `x.view(x.size(0), -1)` keeps
+its first dim), or a `Prod` of those. A `Shape` is a tuple of dims (or unknown rank) and
+the memory order of each dim. Every function here answers None when the answer is not
+proven: callers never turn unknown into a finding.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+_fresh_ids = itertools.count()
+
+
+@dataclass(frozen=True)
+class Sym:
+    """A symbolic positive size. Opaque symbols stand for sizes nobody named."""
+
+    name: str
+    opaque: bool = False
+
+    def __str__(self) -> str:
+        return "?" if self.opaque else self.name
+
+
+@dataclass(frozen=True)
+class Prod:
+    """A product of symbols and an integer coefficient (`c*h`, `2*hidden`)."""
+
+    coef: int
+    syms: tuple[Sym, ...]  # sorted by name
+
+    def __str__(self) -> str:
+        parts = ([str(self.coef)] if self.coef != 1 else []) + [str(s) for s in self.syms]
+        return "*".join(parts)
+
+
+Dim = int | Sym | Prod
+
+
+def fresh(hint: str = "") -> Sym:
+    return Sym(f"?{hint}{next(_fresh_ids)}", opaque=True)
+
+
+def factors(dim: Dim) -> tuple[int, Counter]:
+    if isinstance(dim, int):
+        return dim, Counter()
+    if isinstance(dim, Sym):
+        return 1, Counter({dim: 1})
+    return dim.coef, Counter(dim.syms)
+
+
+def _from_factors(coef: int, syms: Counter) -> Dim:
+    ordered = tuple(sorted(syms.elements(), key=lambda s: s.name))
+    if not ordered:
+        return coef
+    if coef == 1 and len(ordered) == 1:
+        return ordered[0]
+    return Prod(coef, ordered)
+
+
+def mul(*dims: Dim) -> Dim:
+    coef, syms = 1, Counter()
+    for dim in dims:
+        c, s = factors(dim)
+        coef, syms = coef * c, syms + s
+    return _from_factors(coef, syms)
+
+
+def div(a: Dim, b: Dim) -> Dim | None:
+    """a / b when it is proven to be a whole product, else None."""
+    ca, sa = factors(a)
+    cb, sb = factors(b)
+    if cb == 0 or ca % cb or sb - sa:
+        return None
+    return _from_factors(ca // cb, sa - sb)
+
+
+def provably_different(a: Dim, b: Dim) -> bool:
+    """True when no positive values of the symbols can make a == b."""
+    ca, sa = factors(a)
+    cb, sb = factors(b)
+    if sa == sb:
+        return ca != cb
+    if not sa and not sb:
+        return ca != cb
+    return False
+
+
+def not_dividing(total: Dim, part: Dim) -> bool:
+    """True when `part` provably does not divide `total` (symbols may not help)."""
+    ct, st = factors(total)
+    cp, sp = factors(part)
+    if sp - st:
+        return False
+    leftover = st - sp
+    return not leftover and cp != 0 and ct % cp != 0
+
+
+def show(dim: Dim) -> str:
+    return str(dim)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A tensor's shape and memory layout.
+
+    `order[i]` is the memory position of dim i (0 = outermost; a contiguous tensor has
+    0, 1, 2, ...); None when unknown. `min_rank` bounds an unknown rank from below (from
+    a `dim=` argument the tensor accepted) and `lead` is its known first dim.
+    """
+
+    dims: tuple[Dim, ...] | None
+    order: tuple[int, ...] | None = None
+    min_rank: int = 0
+    lead: Dim | None = None
+    origin: cst.CSTNode | None = field(default=None, compare=False)  # reshape that made it
+
+    @classmethod
+    def contiguous(cls, dims, origin: cst.CSTNode | None = None) -> Shape:
+        dims = tuple(dims)
+        return cls(dims, tuple(range(len(dims))), origin=origin)
+
+    @classmethod
+    def unknown(cls, min_rank: int = 0, lead: Dim | None = None) -> Shape:
+        return cls(None, None, min_rank, lead)
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.dims is None else len(self.dims)
+
+    @property
+    def is_contiguous(self) -> bool:
+        return self.order is not None and self.order == tuple(range(len(self.order)))
+
+    def numel(self) -> Dim:
+        return mul(*self.dims) if self.dims is not None else fresh()
+
+    def with_dims(self, dims, order=None) -> Shape:
+        return Shape(tuple(dims), order)
+
+    def __str__(self) -> str:
+        if self.dims is None:
+            return "(...)"
+        inner = ", ".join(show(d) for d in self.dims)
+        return f"({inner},)" if len(self.dims) == 1 else f"({inner})"
+
+
+def normalize_dim(dim: int, rank: int) -> int | None:
+    """A non-negative dim index, or None when out of range."""
+    if dim < 0:
+        dim += rank
+    return dim if 0 <= dim < rank else None
+
+
+def _padded(a: Shape, b: Shape) -> tuple[tuple[Dim, ...], tuple[Dim, ...]]:
+    rank = max(len(a.dims), len(b.dims))
+    return (1,) * (rank - len(a.dims)) + a.dims, (1,) * (rank - len(b.dims)) + b.dims
+
+
+def broadcast(a: Shape, b: Shape) -> Shape | None:
+    """The broadcast of two known shapes, with the layout of the first full-rank operand."""
+    if a.dims is None or b.dims is None or broadcast_conflict(a, b) is not None:
+        return None
+    pa, pb = _padded(a, b)
+    dims = []
+    for x, y in zip(pa, pb, strict=True):
+        if x == 1 or x == y:
+            dims.append(y)
+        elif y == 1 or isinstance(x, int):  # a symbol meeting an int is 1 or that int
+            dims.append(x)
+        elif isinstance(y, int):
+            dims.append(y)
+        else:
+            dims.append(fresh())
+    return Shape(tuple(dims), _result_order(a, b, len(pa)))
+
+
+def _result_order(a: Shape, b: Shape, rank: int) -> tuple[int, ...] | None:
+    """TensorIterator lays the result out like its first operand of full rank."""
+    for operand in (a, b):
+        if operand.rank == rank and 1 not in operand.dims:
+            return operand.order
+    return None
+
+
+def broadcast_conflict(a: Shape, b: Shape) -> tuple[int, Dim, Dim] | None:
+    """(dim, size_a, size_b) of the first dims that are known ints, not 1, and differ."""
+    if a.dims is None or b.dims is None:
+        return None
+    pa, pb = _padded(a, b)
+    for i, (x, y) in enumerate(zip(pa, pb, strict=True)):
+        if isinstance(x, int) and isinstance(y, int) and 1 not in (x, y) and x != y:
+            return i, x, y
+    return None
+
+
+def matmul(a: Shape, b: Shape) -> Shape | None:
+    """torch.matmul's result shape (None when unknown or the inner dims conflict)."""
+    if a.dims is None or b.dims is None or not a.dims or not b.dims:
+        return None
+    if matmul_conflict(a, b) is not None:
+        return None
+    da, db = a.dims, b.dims
+    if len(da) == 1 and len(db) == 1:
+        return Shape.contiguous(())
+    if len(db) == 1:
+        return Shape.contiguous(da[:-1])
+    if len(da) == 1:
+        return Shape.contiguous(db[:-2] + db[-1:])
+    batch = broadcast(Shape.contiguous(da[:-2]), Shape.contiguous(db[:-2]))
+    if batch is None:
+        return None
+    return Shape.contiguous(batch.dims + (da[-2], db[-1]))
+
+
+def matmul_conflict(a: Shape, b: Shape) -> tuple[Dim, Dim] | None:
+    """(inner of a, inner of b) when the contracted dims provably differ."""
+    if a.dims is None or b.dims is None or not a.dims or not b.dims:
+        return None
+    inner_a = a.dims[-1]
+    inner_b = b.dims[0] if len(b.dims) == 1 else b.dims[-2]
+    return (inner_a, inner_b) if provably_different(inner_a, inner_b) else None
+
+
+def resolve_view_sizes(shape: Shape, sizes: list[Dim | None]) -> list[Dim] | None:
+    """The new dims of `view(*sizes)`, with `-1` inferred; None when a size is unknown."""
+    if shape.dims is None or any(s is None for s in sizes):
+        return None
+    holes = [i for i, s in enumerate(sizes) if s == -1]
+    if len(holes) > 1:
+        return None
+    if not holes:
+        return list(sizes)
+    known = mul(*(s for s in sizes if s != -1))
+    inferred = div(shape.numel(), known)
+    if inferred is None:
+        return None
+    result = list(sizes)
+    result[holes[0]] = inferred
+    return result
+
+
+def reshape_count_conflict(shape: Shape, sizes: list[Dim | None]) -> tuple[Dim, Dim] | None:
+    """(input numel, requested numel or divisor) when the element counts cannot match."""
+    if shape.dims is None or any(s is None for s in sizes):
+        return None
+    total = shape.numel()
+    known = [s for s in sizes if s != -1]
+    if any(isinstance(s, int) and s < 0 for s in known) or sizes.count(-1) > 1:
+        return None
+    product = mul(*known) if known else 1
+    if -1 in sizes:
+        if product == 0:
+            return None
+        return (total, product) if not_dividing(total, product) else None
+    return (total, product) if provably_different(total, product) else None
+
+
+def merge_groups(old: tuple[Dim, ...], new: list[Dim]) -> list[tuple[list[int], list[int]]] | None:
+    """Pair runs of old dims with runs of new dims whose products are equal.
+
+    Size-1 dims are left out (a view can insert or drop them freely). None when the
+    products cannot be matched without knowing more.
+    """
+    old_idx = [i for i, d in enumerate(old) if d != 1]
+    new_idx = [j for j, d in enumerate(new) if d != 1]
+    groups: list[tuple[list[int], list[int]]] = []
+    i = j = 0
+    while i < len(old_idx) and j < len(new_idx):
+        olds, news = [old_idx[i]], [new_idx[j]]
+        po, pn = old[old_idx[i]], new[new_idx[j]]
+        i, j = i + 1, j + 1
+        while po != pn:
+            if div(po, pn) is not None and j < len(new_idx):
+                news.append(new_idx[j])
+                pn = mul(pn, new[new_idx[j]])
+                j += 1
+            elif div(pn, po) is not None and i < len(old_idx):
+                olds.append(old_idx[i])
+                po = mul(po, old[old_idx[i]])
+                i += 1
+            else:
+                return None
+        groups.append((olds, news))
+    if i != len(old_idx) or j != len(new_idx):
+        return None
+    return groups
+
+
+def out_of_order_merge(shape: Shape, new: list[Dim]) -> list[int] | None:
+    """The old dims a view merges although they are not neighbours in memory, if any.
+
+    Merging dims a, b (b written right after a, sizes not 1) needs b to be the dim just
+    inside a in memory; when b lies outside a, no stride can make them one dim.
+    """
+    if shape.dims is None or shape.order is None:
+        return None
+    groups = merge_groups(shape.dims, new)
+    if groups is None:
+        return None
+    for olds, _news in groups:
+        for a, b in itertools.pairwise(olds):
+            if shape.order[b] < shape.order[a]:
+                return olds
+    return None
+
+
+def after_view(shape: Shape, new: list[Dim], origin: cst.CSTNode | None = None) -> Shape:
+    return Shape.contiguous(new, origin) if shape.is_contiguous else Shape(tuple(new))
+
+
+def permuted(shape: Shape, perm: list[int]) -> Shape | None:
+    if shape.dims is None or sorted(perm) != list(range(len(shape.dims))):
+        return None
+    order = tuple(shape.order[p] for p in perm) if shape.order is not None else None
+    return Shape(tuple(shape.dims[p] for p in perm), order)
+
+
+def reduced(shape: Shape, dims: list[int] | None, keepdim: bool) -> Shape | None:
+    """A reduction over `dims` (all dims when None)."""
+    if dims is None:
+        return Shape.contiguous(())
+    if shape.dims is None:
+        return None
+    rank = len(shape.dims)
+    picked = {normalize_dim(d, rank) for d in dims}
+    if None in picked:
+        return None
+    if keepdim:
+        return Shape.contiguous(1 if i in picked else d for i, d in enumerate(shape.dims))
+    return Shape.contiguous(d for i, d in enumerate(shape.dims) if i not in picked)
+
+
+def arange_length(start: int, end: int, step: int) -> int | None:
+    if step == 0:
+        return None
+    return max(0, math.ceil((end - start) / step))

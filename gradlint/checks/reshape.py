@@ -1,0 +1,254 @@
+"""Reshapes and products whose proven shapes torch rejects or silently mis-reads (GL401-GL404)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from gradlint.analysis.shapes import Conflict, Shape
+from gradlint.analysis.shapes.model import show
+from gradlint.analysis.shapes.witness import Concretizer
+from gradlint.checks import Checker
+from gradlint.diagnostic import Fix, Witness
+
+# Calls whose shapes the engine checks; any other call never starts an analysis.
+_SHAPE_CALLS = frozenset(
+    {"view", "reshape", "view_as", "reshape_as", "mm", "matmul", "bmm", "linear"}
+)
+_BINARY_OPS = (cst.MatrixMultiply, cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+_VIEW_MESSAGE = "view size is not compatible with input tensor's size and stride"
+_MATMUL_MESSAGE = "mat1 and mat2 shapes cannot be multiplied"
+
+
+def _dims(dims) -> str:
+    return str(Shape(tuple(dims)))
+
+
+def _call_name(node: cst.Call) -> str | None:
+    func = node.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else None
+
+
+def _is_self_attribute_call(node: cst.Call) -> bool:
+    func = node.func
+    return (
+        isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == "self"
+    )
+
+
+class ShapeConflictChecker(Checker):
+    """GL401-GL404 from the conflicts the shape engine proved at a call or operator."""
+
+    codes = ("GL401", "GL402", "GL403", "GL404")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if _call_name(node) in _SHAPE_CALLS or _is_self_attribute_call(node):
+            self._report_conflicts(node)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, _BINARY_OPS):
+            self._report_conflicts(node)
+
+    def _report_conflicts(self, node: cst.CSTNode) -> None:
+        analysis = self.file.shapes.here(self.scope)
+        for conflict in analysis.conflicts_at(node):
+            report = getattr(self, f"_{conflict.kind}")
+            report(conflict)
+
+    # -- GL401 -------------------------------------------------------------------------
+
+    def _view_order(self, conflict: Conflict) -> None:
+        (shape,) = conflict.operands
+        new, merged = conflict.extra
+        names = ", ".join(str(d) for d in merged)
+        values = Concretizer()
+        program = f"import torch\nx = {values.tensor(shape)}\nx.view{_concrete(values, new)}\n"
+        self.report(
+            conflict.node,
+            "GL401",
+            f"`.view{_dims(new)}` merges dims {names} of a tensor of shape {shape} whose "
+            "memory order was changed (transpose / permute / `.t()`), so they are not "
+            f"adjacent in memory: torch raises '{_VIEW_MESSAGE}'; use `.reshape(...)` "
+            "(copies only when needed) or `.contiguous().view(...)`",
+            fix=self._reshape_fix(conflict.node),
+            witness=Witness(program, _VIEW_MESSAGE),
+        )
+
+    def _reshape_fix(self, node: cst.CSTNode) -> Fix | None:
+        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+            return None
+        span = self.file.position(node.func.attr)
+        return Fix(
+            span.start.line,
+            span.start.column + 1,
+            span.end.line,
+            span.end.column + 1,
+            "reshape",
+            "use reshape, which copies when the layout requires it",
+        )
+
+    # -- GL402 -------------------------------------------------------------------------
+
+    def _reshape_count(self, conflict: Conflict) -> None:
+        (shape,) = conflict.operands
+        sizes, (total, requested) = conflict.extra
+        values = Concretizer()
+        written = ", ".join(show(s) for s in sizes)
+        program = f"import torch\n{values.tensor(shape)}.{conflict.op}{_concrete(values, sizes)}\n"
+        if -1 in sizes:
+            problem = f"{show(total)} elements cannot be split into rows of {show(requested)}"
+        else:
+            problem = f"it holds {show(total)} elements, the new shape {show(requested)}"
+        self.report(
+            conflict.node,
+            "GL402",
+            f"`.{conflict.op}({written})` of a tensor of shape {shape}: {problem}; torch "
+            f"raises \"shape '[...]' is invalid for input of size\"; make the sizes "
+            "multiply to the element count (derive them from `x.shape`)",
+            witness=Witness(program, "shape '["),
+        )
+
+    # -- GL403 -------------------------------------------------------------------------
+
+    def _batch_literal(self, conflict: Conflict) -> None:
+        size, constant = conflict.extra
+        written = f"`{constant}` ({size})" if constant else str(size)
+        call = conflict.node
+        sizes = _literal_sizes(call)
+        sizes[0] = size
+        rest = [s for s in sizes[1:] if s not in (-1, None)]
+        program = (
+            f"import torch\nx = torch.randn({size + 1}, {_product(rest)})\n"
+            f"x.{conflict.op}{_tuple_text(sizes)}\n"
+        )
+        self.report(
+            call,
+            "GL403",
+            f"`.{conflict.op}(...)` in forward hard-codes the batch size {written} as the "
+            "leading dim of an input whose first dim is the batch: any other batch size "
+            "(the smaller last batch, evaluation with batch 1) raises or silently folds "
+            "samples into each other; use `x.size(0)` (e.g. `x.view(x.size(0), -1)`)",
+            witness=Witness(program, "shape '[") if None not in sizes else None,
+        )
+
+    def _reshape_feeds_layer(self, conflict: Conflict) -> None:
+        (shape,) = conflict.operands
+        (in_features,) = conflict.extra
+        features = shape.dims[-1]
+        values = Concretizer()
+        wanted = values.dim(in_features)
+        sizes = _literal_sizes(conflict.node)
+        explicit = [s for s in sizes if s not in (-1, None)]
+        program = (
+            f"import torch\nx = torch.randn(2, {_product(explicit)} * {wanted})\n"
+            f"x = x.{_call_name(conflict.node)}{_tuple_text(sizes)}\n"
+            f"torch.nn.functional.linear(x, torch.randn(4, {wanted}))\n"
+        )
+        self.report(
+            conflict.node,
+            "GL403",
+            f"this reshape makes rows of {show(features)} features (shape {shape}) but the "
+            f"next layer expects {show(in_features)}: the `-1` folds features into the "
+            "batch dim and mixes samples; keep the batch dim (`x.reshape(x.size(0), -1)` "
+            f"or `x.flatten(1)`) or give the layer {show(features)} input features",
+            witness=Witness(program, _MATMUL_MESSAGE) if None not in sizes else None,
+        )
+
+    # -- GL404 -------------------------------------------------------------------------
+
+    def _matmul(self, conflict: Conflict) -> None:
+        a, b = conflict.operands
+        inner_a, inner_b = conflict.extra
+        values = Concretizer()
+        call = "x @ y" if conflict.op == "@" else f"torch.{conflict.op}(x, y)"
+        program = f"import torch\nx = {values.tensor(a)}\ny = {values.tensor(b)}\n{call}\n"
+        self.report(
+            conflict.node,
+            "GL404",
+            f"`{conflict.op}` of shapes {a} and {b}: the contracted dims differ "
+            f"({show(inner_a)} vs {show(inner_b)}), so torch raises a shape error; "
+            "transpose or reshape one operand so the last dim of the first matches the "
+            "second-to-last of the second",
+            witness=Witness(program, _matmul_message(a.rank, b.rank)),
+        )
+
+    def _linear(self, conflict: Conflict) -> None:
+        (x,) = conflict.operands
+        in_features, out_features = conflict.extra
+        if x.origin is not None:
+            return  # reported as GL403 at the reshape that produced x
+        values = Concretizer()
+        program = (
+            f"import torch\nx = {values.tensor(x)}\n"
+            f"torch.nn.functional.linear(x, torch.randn({values.dim(out_features)}, "
+            f"{values.dim(in_features)}))\n"
+        )
+        self.report(
+            conflict.node,
+            "GL404",
+            f"the input has shape {x} ({show(x.dims[-1])} features) but the linear layer "
+            f"expects {show(in_features)} input features: torch raises '{_MATMUL_MESSAGE}'; "
+            "flatten / reshape the input to (batch, in_features) or fix the layer's size",
+            witness=Witness(program, _MATMUL_MESSAGE),
+        )
+
+    def _broadcast(self, conflict: Conflict) -> None:
+        a, b = conflict.operands
+        dim, size_a, size_b = conflict.extra
+        values = Concretizer()
+        program = f"import torch\n{values.tensor(a)} + {values.tensor(b)}\n"
+        self.report(
+            conflict.node,
+            "GL404",
+            f"elementwise `{conflict.op}` of shapes {a} and {b}: aligned from the right, "
+            f"sizes {size_a} and {size_b} differ and neither is 1, so they cannot "
+            "broadcast; reshape or unsqueeze one operand so the dims line up",
+            witness=Witness(program, "The size of tensor a"),
+        )
+
+
+def _matmul_message(rank_a: int, rank_b: int) -> str:
+    """The error torch.matmul raises for operands of these ranks."""
+    if rank_a == 1 and rank_b == 1:
+        return "inconsistent tensor size"
+    if rank_b == 1:
+        return "size mismatch"
+    if rank_b >= 3:
+        return "Expected size for first two dimensions of batch2 tensor"
+    return _MATMUL_MESSAGE
+
+
+def _concrete(values: Concretizer, sizes) -> str:
+    return _tuple_text([s if s == -1 else values.dim(s) for s in sizes])
+
+
+def _tuple_text(sizes) -> str:
+    return "(" + ", ".join(str(s) for s in sizes) + ")"
+
+
+def _product(sizes: list[int]) -> int:
+    result = 1
+    for size in sizes:
+        result *= size
+    return result
+
+
+def _literal_sizes(node: cst.CSTNode) -> list[int | None]:
+    """The integer literals a reshape call was written with (None for anything else)."""
+    if not isinstance(node, cst.Call):
+        return [None]
+    args = [arg.value for arg in node.args]
+    if len(args) == 1 and isinstance(args[0], cst.Tuple | cst.List):
+        args = [element.value for element in args[0].elements]
+    return [_int_of(arg) for arg in args]
+
+
+def _int_of(expr: cst.BaseExpression) -> int | None:
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.expression, cst.Integer):
+        return -int(expr.expression.evaluated_value)
+    return None
