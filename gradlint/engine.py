@@ -14,6 +14,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from gradlint.analysis.context import ModuleIndex, Scope
 from gradlint.analysis.names import ImportTable
+from gradlint.analysis.shapes import FileShapes
 from gradlint.catalogue import load_catalogue
 from gradlint.checks import Checker, load_checkers
 from gradlint.config import Config
@@ -41,6 +42,11 @@ class FileContext:
         self.index = ModuleIndex(module, self.imports)
         self.scope = Scope(self.imports, self.index, config.no_grad_contexts)
         self.diagnostics: list[Diagnostic] = []
+
+    @cached_property
+    def shapes(self) -> FileShapes:
+        """Symbolic shapes, analysed per function on a rule's first query."""
+        return FileShapes(self.module, self.imports, self.index)
 
     @cached_property
     def _positions(self):
