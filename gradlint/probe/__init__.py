@@ -29,7 +29,8 @@ from gradlint.probe.sandbox import Sandbox, SandboxError
 __all__ = ["CONFIRMED", "INCONCLUSIVE", "REFUTED", "ProbeUnavailable", "run_probes"]
 MODES = ("witness", "exec")
 EXEC_WARNING = "gradlint: --probe=exec imports and runs the linted project code"
-# An exec verdict that proves or disproves beats a witness's; otherwise the witness speaks.
+# The code probe's verdict wins unless the witness's proves more (confirmed > refuted >
+# inconclusive): it speaks about the user's own code.
 _RANK = {CONFIRMED: 0, REFUTED: 1, INCONCLUSIVE: 2}
 
 
@@ -94,7 +95,7 @@ def _exec_probes(
 
 
 def _merge(d: Diagnostic, found: dict) -> None:
-    if d.probe is None or _RANK[found["verdict"]] < _RANK[d.probe["verdict"]]:
+    if d.probe is None or _RANK[found["verdict"]] <= _RANK[d.probe["verdict"]]:
         d.probe = found
 
 

@@ -259,12 +259,16 @@ def _innermost_function(spans: list[tuple[int, int]], line: int) -> tuple[int, i
 
 
 def _explains(d: Diagnostic, failure: RuntimeFailure, spans: list[tuple[int, int]]) -> bool:
-    """The failure proves `d`: raised at its line, or later in the same function by an
-    error finding whose predicted torch message it is."""
+    """The failure proves `d`: raised at its line, or later in the same function when it
+    is the torch error `d` predicts (its witness's message, or any error if `d` has no
+    witness and its rule is one where torch raises)."""
     if d.line in failure.lines:
         return True
-    expected = d.witness is None or matches(d.witness.expect, failure.message)
-    if d.severity is not Severity.ERROR or not expected:
+    if d.witness is not None:
+        predicted = matches(d.witness.expect, failure.message)
+    else:
+        predicted = d.severity is Severity.ERROR
+    if not predicted:
         return False
     if failure.span is not None:
         return failure.span[0] <= d.line <= failure.span[1]
