@@ -15,6 +15,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from gradlint.analysis.context import ModuleIndex, Scope
 from gradlint.analysis.names import ImportTable
 from gradlint.analysis.shapes import FileShapes
+from gradlint.analysis.walk import LAYOUT, walk
 from gradlint.catalogue import load_catalogue
 from gradlint.checks import Checker, load_checkers
 from gradlint.config import Config
@@ -99,13 +100,23 @@ def package_of(path: str) -> str:
     return ".".join(names)
 
 
-class _Dispatcher(cst.CSTVisitor):
+class _Dispatcher:
     """One traversal that keeps the scope current and fans each node out to the checkers."""
 
     def __init__(self, file: FileContext, checkers: list[Checker]) -> None:
         self.scope = file.scope
         self._checkers = checkers
         self._cache: dict[type, tuple[list[Callable], list[Callable]]] = {}
+
+    def run(self, module: cst.Module) -> None:
+        """Walk the module; layout nodes (whitespace, comments) only if a checker asks."""
+        wants_layout = any(
+            hasattr(checker, f"{hook}_{layout.__name__}")
+            for checker in self._checkers
+            for hook in ("visit", "leave")
+            for layout in LAYOUT
+        )
+        walk(module, self.on_visit, self.on_leave, skip=frozenset() if wants_layout else LAYOUT)
 
     def _callbacks(self, node_type: type) -> tuple[list[Callable], list[Callable]]:
         found = self._cache.get(node_type)
@@ -118,13 +129,12 @@ class _Dispatcher(cst.CSTVisitor):
             self._cache[node_type] = found
         return found
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
+    def on_visit(self, node: cst.CSTNode) -> None:
         self.scope.enter(node)
         for callback in self._callbacks(type(node))[0]:
             callback(node)
         if isinstance(node, cst.Import | cst.ImportFrom):
             self.scope.imports.add(node)  # function-level imports count from here on
-        return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         for callback in self._callbacks(type(original_node))[1]:
@@ -195,7 +205,7 @@ def lint_source(path: str, source: bytes | str, config: Config | None = None) ->
         if any(config.is_selected(code) for code in checker.codes)
     ]
     try:
-        module.visit(_Dispatcher(file, checkers))
+        _Dispatcher(file, checkers).run(module)
     except RecursionError:
         file.diagnostics.append(_syntax_error(path, 1, 1, "Cannot analyse: nesting too deep"))
     except Exception:  # a checker bug must not take the other files down

@@ -1,0 +1,105 @@
+"""A fast pre-order walk over a libcst tree, in source order, without rebuilding nodes.
+
+libcst's `node.visit(visitor)` reconstructs and revalidates every node it passes (it is
+built for transformers), which costs about three times the walk itself. This walk reads
+the child fields directly, in the order libcst's own traversal visits them, so visitors
+see exactly the same sequence of nodes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+
+import libcst as cst
+
+# Nodes that hold only layout (whitespace, newlines, comments): skipped unless asked for.
+# All are concrete leaf classes of libcst, so membership is tested on the exact type.
+LAYOUT: frozenset[type[cst.CSTNode]] = frozenset(
+    {
+        cst.SimpleWhitespace,
+        cst.ParenthesizedWhitespace,
+        cst.EmptyLine,
+        cst.TrailingWhitespace,
+        cst.Newline,
+        cst.Comment,
+    }
+)
+
+_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
+
+
+class _FieldRecorder(cst.CSTVisitor):
+    """Notes the fields `_visit_and_replace_children` visits, without descending."""
+
+    def __init__(self) -> None:
+        self.fields: list[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return False
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        self.fields.append(attribute)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        pass
+
+
+def child_fields(node: cst.CSTNode) -> tuple[str, ...]:
+    """The fields of `node`'s type in libcst's traversal order (learnt once per type).
+
+    A field libcst skips when it is empty (an f-string's absent `format_spec`) is not
+    seen on the first node of a type; the remaining dataclass fields follow, so such a
+    field is still walked when another node fills it.
+    """
+    node_type = type(node)
+    fields = _FIELDS.get(node_type)
+    if fields is None:
+        recorder = _FieldRecorder()
+        node._visit_and_replace_children(recorder)
+        visited = tuple(dict.fromkeys(recorder.fields))
+        rest = tuple(f.name for f in dataclasses.fields(node) if f.name not in visited)
+        fields = _FIELDS[node_type] = visited + rest
+    return fields
+
+
+def children(node: cst.CSTNode, skip: frozenset[type] = LAYOUT) -> Iterator[cst.CSTNode]:
+    """The direct children of `node` in source order, without those of the `skip` types."""
+    for name in child_fields(node):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            if type(value) not in skip:
+                yield value
+        elif isinstance(value, (tuple, list)):
+            for child in value:
+                if type(child) not in skip and isinstance(child, cst.CSTNode):
+                    yield child
+
+
+def walk(
+    node: cst.CSTNode,
+    enter: Callable[[cst.CSTNode], object],
+    leave: Callable[[cst.CSTNode], object],
+    skip: frozenset[type] = LAYOUT,
+) -> None:
+    """Call `enter` on each node before its children and `leave` after them."""
+    enter(node)
+    for name in child_fields(node):  # children() inlined: this loop runs for every node
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            if type(value) not in skip:
+                walk(value, enter, leave, skip)
+        elif isinstance(value, (tuple, list)):
+            for child in value:
+                if type(child) not in skip and isinstance(child, cst.CSTNode):
+                    walk(child, enter, leave, skip)
+    leave(node)
+
+
+def iter_nodes(node: cst.CSTNode, skip: frozenset[type] = LAYOUT) -> Iterator[cst.CSTNode]:
+    """`node` and all its descendants, pre-order, in source order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(tuple(children(current, skip))))
