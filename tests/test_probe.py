@@ -1,5 +1,6 @@
 """Runtime probes: verdicts, the sandbox's survival, and that witness mode runs no user code."""
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -30,38 +31,79 @@ def finding(program: str, expect: str = LEAF_MESSAGE, line: int = 1, path="model
     )
 
 
-def test_witness_verdicts_and_sandbox_survival():
-    """One run: each hostile probe ends inconclusive with its reason, the rest still run."""
-    hostile = {
-        "loop": ("while True:\n    pass\n", "did not finish within 2 s"),
-        "exit": ("import os\nos._exit(3)\n", "exit status 3"),
-        "memory": (
-            "import torch\ntorch.zeros(50 * 10**9, dtype=torch.uint8)\n",
-            "exceeded the memory limit",
-        ),
-        "sys.exit": ("import sys\nsys.exit(4)\n", "sys.exit(4)"),
-    }
-    findings = {name: finding(program) for name, (program, _) in hostile.items()}
-    findings["leaf"] = finding(LEAF_PROGRAM)
+MARKER_MODULE = """
+import torch
+from pathlib import Path
+
+Path({marker!r}).write_text("imported")
+Path("relative-marker.txt").write_text("imported")
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.linear(x)
+"""
+
+
+HOSTILE = {
+    "loop": ("while True:\n    pass\n", "did not finish within 2 s"),
+    "exit": ("import os\nos._exit(3)\n", "exit status 3"),
+    "memory": (
+        "import torch\ntorch.zeros(50 * 10**9, dtype=torch.uint8)\n",
+        "exceeded the memory limit",
+    ),
+    "sys.exit": ("import sys\nsys.exit(4)\n", "sys.exit(4)"),
+}
+
+
+@pytest.fixture(scope="module")
+def witness_run(tmp_path_factory):
+    """One witness-mode run (one worker) over hostile, true, false and silent findings,
+    with a module in `sources` whose import would write marker files."""
+    directory = tmp_path_factory.mktemp("witness")
+    module = directory / "model.py"
+    module.write_text(MARKER_MODULE.format(marker=str(directory / "marker.txt")))
+    findings = {name: finding(program) for name, (program, _) in HOSTILE.items()}
+    findings["leaf"] = finding(LEAF_PROGRAM, path=str(module))
     findings["leaf again"] = finding(LEAF_PROGRAM, line=2)
     findings["clean"] = finding("import torch\ntorch.ones(2).add_(1)\n")
     findings["other error"] = finding("raise KeyError('nope')\n")
     findings["silent"] = finding(
         "raise AssertionError('parameter grad stayed None')\n", "parameter grad stayed None"
     )
-    unprobed = Diagnostic("model.py", 9, 1, 9, 2, "GL303", "no witness")
-    result = run_probes([*findings.values(), unprobed], timeout=2.0)
-    assert len(result) == len(findings) + 1
-    for name, (_, reason) in hostile.items():
+    findings["unprobed"] = Diagnostic("model.py", 9, 1, 9, 2, "GL303", "no witness")
+    result = run_probes(
+        list(findings.values()), timeout=2.0, sources={str(module): module.read_text()}
+    )
+    return findings, result, directory
+
+
+def test_hostile_witnesses_end_inconclusive_and_the_run_goes_on(witness_run):
+    findings, result, _ = witness_run
+    assert len(result) == len(findings)
+    for name, (_, reason) in HOSTILE.items():
         assert findings[name].probe["verdict"] == "inconclusive", name
         assert reason in findings[name].probe["message"], findings[name].probe
+
+
+def test_witness_verdicts(witness_run):
+    findings, _, _ = witness_run
     for name in ("leaf", "leaf again"):
         assert findings[name].probe == {"verdict": "confirmed", "message": LEAF_MESSAGE + "."}
     assert findings["silent"].probe["verdict"] == "confirmed"
     assert findings["clean"].probe["verdict"] == "refuted"
     assert findings["other error"].probe["verdict"] == "inconclusive"
     assert "KeyError" in findings["other error"].probe["message"]
-    assert unprobed.probe is None
+    assert findings["unprobed"].probe is None
+
+
+def test_witness_probes_run_no_project_code(witness_run):
+    _, _, directory = witness_run
+    assert sorted(p.name for p in directory.iterdir()) == ["model.py"]
 
 
 def test_without_torch_the_probe_is_unavailable(monkeypatch):
@@ -89,46 +131,6 @@ def test_the_parent_never_imports_torch(tmp_path):
         "assert d.probe['verdict'] == 'confirmed', d.probe\nassert 'torch' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True, cwd=tmp_path)
-
-
-MARKER_MODULE = """
-import torch
-from pathlib import Path
-
-Path({marker!r}).write_text("imported")
-Path("relative-marker.txt").write_text("imported")
-
-
-class Net(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.linear = torch.nn.Linear(4, 2)
-
-    def forward(self, x):
-        return self.linear(x)
-"""
-
-
-def test_witness_probes_run_no_project_code(tmp_path, monkeypatch):
-    marker = tmp_path / "marker.txt"
-    module = tmp_path / "model.py"
-    module.write_text(MARKER_MODULE.format(marker=str(marker)))
-    monkeypatch.chdir(tmp_path)
-    d = finding(LEAF_PROGRAM, path=str(module))
-    run_probes([d], sources={str(module): module.read_text()})
-    assert d.probe["verdict"] == "confirmed"
-    assert not marker.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.py"]
-
-
-def test_exec_probes_write_only_inside_their_temp_dir(tmp_path, monkeypatch):
-    marker = tmp_path / "absolute" / "marker.txt"
-    module = tmp_path / "model.py"
-    module.write_text(MARKER_MODULE.format(marker="absolute-marker.txt"))
-    monkeypatch.chdir(tmp_path)
-    run_probes([], mode="exec", sources={str(module): module.read_text()})
-    assert not marker.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.py"]  # no __pycache__ either
 
 
 EXEC_FILES = {
@@ -181,49 +183,6 @@ EXEC_FILES = {
 }
 
 
-def _exec(tmp_path, files, diagnostics=(), timeout=3.0):
-    sources = {}
-    for name, source in files.items():
-        path = tmp_path / name
-        path.write_text(textwrap.dedent(source))
-        sources[str(path)] = path.read_text()
-    return run_probes(list(diagnostics), mode="exec", timeout=timeout, sources=sources)
-
-
-def _at(tmp_path, name, line, code, severity=Severity.WARNING):
-    return Diagnostic(str(tmp_path / name), line, 1, line, 2, code, "m", severity=severity)
-
-
-def test_exec_probe_verdicts(tmp_path):
-    exits = _at(tmp_path, "exits.py", 3, "GL202")
-    loops = _at(tmp_path, "loops.py", 3, "GL202")
-    backward = _at(tmp_path, "ignored.py", 16, "GL303")
-    unregistered = _at(tmp_path, "ignored.py", 10, "GL501")
-    container = _at(tmp_path, "ignored.py", 11, "GL502")
-    reshape = _at(tmp_path, "shapes.py", 12, "GL403", Severity.ERROR)
-    result = _exec(tmp_path, EXEC_FILES, [exits, loops, backward, unregistered, container, reshape])
-    assert exits.probe == {"verdict": "inconclusive", "message": "the probe called sys.exit(1)"}
-    assert loops.probe["verdict"] == "inconclusive"
-    assert "did not finish within 3 s" in loops.probe["message"]
-    assert backward.probe["verdict"] == "confirmed"
-    assert "`Scale.backward` was never invoked by `loss.backward()`" in backward.probe["message"]
-    assert unregistered.probe["verdict"] == "confirmed"
-    assert "`self.extra`" in unregistered.probe["message"]
-    assert container.probe["verdict"] == "confirmed"
-    assert reshape.probe["verdict"] == "confirmed"
-    assert reshape.probe["message"].startswith("mat1 and mat2 shapes cannot be multiplied")
-    assert not [d for d in result if d.code == "GL901"]  # the reshape finding explains it
-
-
-def test_exec_probe_reports_unexplained_errors_as_gl901(tmp_path):
-    result = _exec(tmp_path, {"shapes.py": EXEC_FILES["shapes.py"]})
-    [error] = result
-    assert (error.code, error.line) == ("GL901", 13)
-    assert error.probe["verdict"] == "confirmed"
-    assert "Head(6) on inputs torch.randn(2, 6)" in error.message
-    assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in error.message
-
-
 GUESSED_INPUTS = """
 import torch
 import torch.nn as nn
@@ -238,11 +197,6 @@ class TwoStage(nn.Module):
     def forward(self, x):
         return self.project(self.embed(x))
 """
-
-
-def test_a_guessed_input_that_fails_is_not_a_finding(tmp_path):
-    """Layers registered out of call order: the first guess fails, another runs clean."""
-    assert _exec(tmp_path, {"stages.py": GUESSED_INPUTS}) == []
 
 
 FUNCTION_FILE = """
@@ -271,13 +225,6 @@ out = net(torch.randn(3))
 """
 
 
-def test_exec_probe_gradchecks_autograd_functions(tmp_path):
-    [error] = _exec(tmp_path, {"square.py": FUNCTION_FILE})
-    assert (error.code, error.line) == ("GL901", 12)
-    assert "Jacobian mismatch" in error.message
-    assert "gradcheck(BadSquare.apply, float64, fast_mode=True)" in error.message
-
-
 def test_plan_reads_constructor_arguments_and_call_site_inputs():
     source = textwrap.dedent(EXEC_FILES["shapes.py"])
     plan = plan_exec("/x/shapes.py", source)
@@ -288,11 +235,108 @@ def test_plan_reads_constructor_arguments_and_call_site_inputs():
     assert opaque["classes"][0]["constructor"] is None
 
 
-def test_refuted_when_the_flagged_line_runs_clean(tmp_path):
-    source = "import torch\nx = torch.ones(3)\ny = x.view(3)\n"
-    d = _at(tmp_path, "clean.py", 3, "GL401", Severity.ERROR)
-    _exec(tmp_path, {"clean.py": source}, [d])
-    assert d.probe["verdict"] == "refuted"
+EXEC_FILES |= {
+    "unexplained.py": EXEC_FILES["shapes.py"],
+    "stages.py": GUESSED_INPUTS,
+    "square.py": FUNCTION_FILE,
+    "clean.py": "import torch\nx = torch.ones(3)\ny = x.view(3)\n",
+    "writes.py": MARKER_MODULE.format(marker="absolute-marker.txt"),
+}
+# (file, line, code, severity) of the static findings the exec run is given
+EXEC_FINDINGS = {
+    "exit": ("exits.py", 3, "GL202", Severity.WARNING),
+    "loop": ("loops.py", 3, "GL202", Severity.WARNING),
+    "backward": ("ignored.py", 16, "GL303", Severity.WARNING),
+    "unregistered": ("ignored.py", 10, "GL501", Severity.WARNING),
+    "container": ("ignored.py", 11, "GL502", Severity.WARNING),
+    "reshape": ("shapes.py", 12, "GL403", Severity.ERROR),
+    "view": ("clean.py", 3, "GL401", Severity.ERROR),
+}
+
+
+@pytest.fixture(scope="module")
+def exec_run(tmp_path_factory):
+    """One exec-mode run (one worker) over every file above; cwd is the files' directory."""
+    directory = tmp_path_factory.mktemp("exec")
+    sources = {}
+    for name, source in EXEC_FILES.items():
+        path = directory / name
+        path.write_text(textwrap.dedent(source))
+        sources[str(path)] = path.read_text()
+    findings = {
+        key: Diagnostic(str(directory / name), line, 1, line, 2, code, "m", severity=severity)
+        for key, (name, line, code, severity) in EXEC_FINDINGS.items()
+    }
+    cwd = os.getcwd()
+    os.chdir(directory)
+    try:
+        result = run_probes(list(findings.values()), mode="exec", timeout=3.0, sources=sources)
+    finally:
+        os.chdir(cwd)
+    return findings, result, directory
+
+
+def _added(exec_run, name):
+    _, result, directory = exec_run
+    return [d for d in result if d.code == "GL901" and d.path == str(directory / name)]
+
+
+def test_exec_probe_ends_exits_and_hangs_inconclusive(exec_run):
+    findings, _, _ = exec_run
+    assert findings["exit"].probe == {
+        "verdict": "inconclusive",
+        "message": "the probe called sys.exit(1)",
+    }
+    assert findings["loop"].probe["verdict"] == "inconclusive"
+    assert "did not finish within 3 s" in findings["loop"].probe["message"]
+
+
+def test_exec_probe_confirms_structural_findings(exec_run):
+    findings, _, _ = exec_run
+    backward = findings["backward"].probe
+    assert backward["verdict"] == "confirmed"
+    assert "`Scale.backward` was never invoked by `loss.backward()`" in backward["message"]
+    assert findings["unregistered"].probe["verdict"] == "confirmed"
+    assert "`self.extra`" in findings["unregistered"].probe["message"]
+    assert findings["container"].probe["verdict"] == "confirmed"
+
+
+def test_exec_probe_confirms_the_error_a_finding_predicts(exec_run):
+    findings, _, _ = exec_run
+    reshape = findings["reshape"].probe
+    assert reshape["verdict"] == "confirmed"
+    assert reshape["message"].startswith("mat1 and mat2 shapes cannot be multiplied")
+    assert _added(exec_run, "shapes.py") == []  # the reshape finding explains the error
+
+
+def test_exec_probe_reports_unexplained_errors_as_gl901(exec_run):
+    [error] = _added(exec_run, "unexplained.py")
+    assert error.line == 13
+    assert error.probe["verdict"] == "confirmed"
+    assert "Head(6) on inputs torch.randn(2, 6)" in error.message
+    assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in error.message
+
+
+def test_a_guessed_input_that_fails_is_not_a_finding(exec_run):
+    """Layers registered out of call order: the first guess fails, another runs clean."""
+    assert _added(exec_run, "stages.py") == []
+
+
+def test_exec_probe_gradchecks_autograd_functions(exec_run):
+    [error] = _added(exec_run, "square.py")
+    assert error.line == 12
+    assert "Jacobian mismatch" in error.message
+    assert "gradcheck(BadSquare.apply, float64, fast_mode=True)" in error.message
+
+
+def test_refuted_when_the_flagged_line_runs_clean(exec_run):
+    findings, _, _ = exec_run
+    assert findings["view"].probe["verdict"] == "refuted"
+
+
+def test_exec_probes_write_only_inside_their_temp_dir(exec_run):
+    _, _, directory = exec_run
+    assert sorted(p.name for p in directory.iterdir()) == sorted(EXEC_FILES)  # no __pycache__
 
 
 def test_unknown_mode_is_rejected():

@@ -2,10 +2,11 @@
 
 One worker per run imports torch once, then answers requests (one JSON line each) on a
 private pipe. It runs CPU-only, in a temporary working directory that is also its HOME
-and TMPDIR, under an address-space limit. A probe that hangs is killed with the whole
-worker (which is restarted for the next probe); one that ends the interpreter or
-exhausts memory becomes an outcome the planner turns into an `inconclusive` verdict.
-The parent never imports torch.
+and TMPDIR. Each probe runs in a fork of the warm worker, under an address-space limit
+and the probe timeout: a probe that hangs is killed, and one that ends the interpreter
+or exhausts memory only ends its fork; each becomes an outcome the planner turns into
+an `inconclusive` verdict, and the worker stays warm for the next probe. Forks also keep
+probes from seeing each other's global state. The parent never imports torch.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ from pathlib import Path
 
 # How long the worker may take to start and import torch (not a probe's budget).
 STARTUP_TIMEOUT = 120.0
+# How much longer than a probe's timeout the parent waits before it kills the worker.
+WORKER_GRACE = 10.0
 _ROOT = str(Path(__file__).resolve().parents[2])
 _BOOTSTRAP = (
     "import sys; sys.path.insert(1, {root!r}); "
-    "from gradlint.probe.sandbox import serve; serve({req}, {res})"
+    "from gradlint.probe.sandbox import serve; serve({req}, {res}, {memory})"
 )
 _MEMORY_MARKERS = ("can't allocate memory", "out of memory", "Cannot allocate memory")
 
@@ -74,15 +77,12 @@ class Sandbox:
         env.pop("PYTHONSTARTUP", None)
         return env
 
-    def _limit_memory(self) -> None:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (self.memory_limit, self.memory_limit))
-
     def start(self) -> None:
         request_read, request_write = os.pipe()
         response_read, response_write = os.pipe()
-        code = _BOOTSTRAP.format(root=_ROOT, req=request_read, res=response_write)
+        code = _BOOTSTRAP.format(
+            root=_ROOT, req=request_read, res=response_write, memory=self.memory_limit
+        )
         log = open(os.path.join(self.directory, "worker.log"), "ab")  # noqa: SIM115
         try:
             self._process = subprocess.Popen(
@@ -93,7 +93,6 @@ class Sandbox:
                 cwd=self.directory,
                 env=self._environment(),
                 pass_fds=(request_read, response_write),
-                preexec_fn=self._limit_memory,
                 start_new_session=True,
             )
         finally:
@@ -115,10 +114,12 @@ class Sandbox:
         if self._process is None:
             self.start()
         try:
-            os.write(self._requests, json.dumps(request).encode() + b"\n")
+            message = {**request, "timeout": self.timeout}
+            os.write(self._requests, json.dumps(message).encode() + b"\n")
         except BrokenPipeError:
             return self._died()
-        answer = self._receive(request.get("timeout", self.timeout))
+        # The worker enforces the timeout on its fork; this one only guards the worker.
+        answer = self._receive(self.timeout + WORKER_GRACE)
         if answer is None:
             if not self._ended:
                 self._kill()
@@ -135,16 +136,13 @@ class Sandbox:
         return {"outcome": "died", "reason": reason}
 
     def _death_reason(self) -> str:
-        process = self._process
         try:
-            status = process.wait(timeout=5)
+            status = self._process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             return "the probe worker stopped answering"
         if status < 0:
-            name = signal.Signals(-status).name
-            hint = " (out of memory?)" if name == "SIGKILL" else ""
-            return f"the probe interpreter was killed by {name}{hint}"
-        return f"the probe ended the interpreter with exit status {status}"
+            return f"the probe worker was killed by {signal.Signals(-status).name}"
+        return f"the probe worker ended with exit status {status}"
 
     def _receive(self, timeout: float) -> dict | None:
         """The next JSON line from the worker; None on timeout or end of stream (`_ended`)."""
@@ -181,30 +179,83 @@ class Sandbox:
 # --- worker side: runs in the sandboxed interpreter -------------------------------------
 
 
-def serve(request_fd: int, response_fd: int) -> None:
+def serve(request_fd: int, response_fd: int, memory_limit: int) -> None:
     """The worker's loop: import torch once, then answer one request per line."""
     began = time.monotonic()
     responses = os.fdopen(response_fd, "w", buffering=1)
     try:
         import torch
 
-        torch.set_num_threads(1)
+        torch.set_num_threads(1)  # no thread pool to break in the forks
     except BaseException as error:  # noqa: BLE001 - reported to the parent
         responses.write(json.dumps({"error": f"cannot import torch: {error!r}"}) + "\n")
         os._exit(1)
     responses.write(json.dumps({"ready": True, "import_seconds": time.monotonic() - began}) + "\n")
     with os.fdopen(request_fd, "r") as requests:
         for line in requests:
-            answer = handle(json.loads(line))
-            _reset_torch_state(torch)
+            request = json.loads(line)
+            if request["kind"] == "exec" or "optim" in request.get("program", ""):
+                import torch._dynamo  # noqa: F401 - optimizers import it lazily: once, not per fork
+            answer = run_forked(request, request["timeout"], memory_limit)
             responses.write(json.dumps(answer) + "\n")
 
 
-def _reset_torch_state(torch) -> None:
-    """Undo global switches a probe may have flipped, so probes stay independent."""
-    torch.set_grad_enabled(True)
-    torch.set_default_dtype(torch.float32)
-    torch.autograd.set_detect_anomaly(False)
+def run_forked(request: dict, timeout: float, memory_limit: int) -> dict:
+    """`handle(request)` in a fork with its own process group, memory limit and deadline."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the probe
+        os.close(read)
+        os.setpgid(0, 0)
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+        try:
+            answer = json.dumps(handle(request)).encode()
+        except BaseException as error:  # noqa: BLE001 - even a failed encoding is an answer
+            answer = json.dumps({"outcome": "died", "reason": f"the probe failed: {error!r}"})
+            answer = answer.encode()
+        with os.fdopen(write, "wb") as channel:
+            channel.write(len(answer).to_bytes(8, "big") + answer)
+        os._exit(0)
+    os.close(write)
+    data = _read_answer(read, time.monotonic() + timeout)
+    os.close(read)
+    with contextlib.suppress(ProcessLookupError):  # also what the probe left running
+        os.killpg(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    if data is None:
+        return {
+            "outcome": "timeout",
+            "reason": f"the probe did not finish within {timeout:g} s and was killed",
+        }
+    if data:
+        return json.loads(data)
+    return {"outcome": "died", "reason": _status_reason(status)}
+
+
+def _read_answer(fd: int, deadline: float) -> bytes | None:
+    """The length-prefixed answer (b"" if the probe died first), None at the deadline.
+
+    Not read to end-of-file: a process the probe forked may hold the pipe open."""
+    data = b""
+    while len(data) < 8 or len(data) < 8 + int.from_bytes(data[:8], "big"):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return b""
+        data += chunk
+    return data[8:]
+
+
+def _status_reason(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        name = signal.Signals(os.WTERMSIG(status)).name
+        hint = " (out of memory?)" if name == "SIGKILL" else ""
+        return f"the probe interpreter was killed by {name}{hint}"
+    return f"the probe ended the interpreter with exit status {os.WEXITSTATUS(status)}"
 
 
 def handle(request: dict) -> dict:
