@@ -12,6 +12,7 @@ probes from seeing each other's global state. The parent never imports torch.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 import select
@@ -27,6 +28,8 @@ from pathlib import Path
 STARTUP_TIMEOUT = 120.0
 # How much longer than a probe's timeout the parent waits before it kills the worker.
 WORKER_GRACE = 10.0
+# Words of a witness program whose torch APIs import `torch._dynamo` lazily (seconds).
+DYNAMO_USERS = ("optim", "checkpoint", "compile")
 _ROOT = str(Path(__file__).resolve().parents[2])
 _BOOTSTRAP = (
     "import sys; sys.path.insert(1, {root!r}); "
@@ -194,10 +197,24 @@ def serve(request_fd: int, response_fd: int, memory_limit: int) -> None:
     with os.fdopen(request_fd, "r") as requests:
         for line in requests:
             request = json.loads(line)
-            if request["kind"] == "exec" or "optim" in request.get("program", ""):
-                import torch._dynamo  # noqa: F401 - optimizers import it lazily: once, not per fork
+            if request["kind"] == "exec" or any(
+                word in request.get("program", "") for word in DYNAMO_USERS
+            ):
+                importlib.import_module("torch._dynamo")  # before the fork and its timeout
             answer = run_forked(request, request["timeout"], memory_limit)
+            _warm(answer.pop("imported", []))
             responses.write(json.dumps(answer) + "\n")
+
+
+def _is_torch(module: str) -> bool:
+    return module == "torch" or module.startswith("torch.")
+
+
+def _warm(modules: list[str]) -> None:
+    """Import in the worker what a probe's fork imported lazily, so later forks have it."""
+    for module in modules:
+        with contextlib.suppress(Exception):
+            importlib.import_module(module)
 
 
 def run_forked(request: dict, timeout: float, memory_limit: int) -> dict:
@@ -210,8 +227,11 @@ def run_forked(request: dict, timeout: float, memory_limit: int) -> dict:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+        before = set(sys.modules)
         try:
-            answer = json.dumps(handle(request)).encode()
+            outcome = handle(request)
+            outcome["imported"] = [m for m in sys.modules if m not in before and _is_torch(m)]
+            answer = json.dumps(outcome).encode()
         except BaseException as error:  # noqa: BLE001 - even a failed encoding is an answer
             answer = json.dumps({"outcome": "died", "reason": f"the probe failed: {error!r}"})
             answer = answer.encode()
