@@ -12,6 +12,7 @@ import os
 import stat
 import sys
 import tokenize
+import traceback
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -185,7 +186,8 @@ def _run_batch(paths: list[str], config: Config, jobs: int, done: dict[str, File
             except BrokenProcessPool:
                 broken = True
             except Exception as error:  # one file's failure is reported, the run goes on
-                done[path] = FileResult(path, internal_errors=[f"{path}: internal error: {error}"])
+                trace = "".join(traceback.format_exception(error))
+                done[path] = FileResult(path, internal_errors=[f"{path}: internal error\n{trace}"])
     return status if broken else None
 
 

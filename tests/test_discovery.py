@@ -104,3 +104,18 @@ def test_glob_semantics_of_per_file_patterns():
     assert glob_matches("tests/", "tests/unit/test_model.py")
     assert glob_matches("scripts/*.py", "scripts/train.py")
     assert not glob_matches("scripts/*.py", "pkg/scripts/train.py")
+
+
+def test_unreadable_directory_is_reported_and_the_walk_goes_on(tmp_path, monkeypatch):
+    _tree(tmp_path, {"locked/x.py": "", "open/y.py": ""})
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if os.path.basename(path) == "locked":  # chmod 000 does not stop root: simulate it
+            raise PermissionError(13, "Permission denied", path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    found = discover([str(tmp_path)], Config(root=tmp_path))
+    assert found.files == [str(tmp_path / "open" / "y.py")]
+    assert found.unreadable == [(str(tmp_path / "locked"), "Permission denied")]

@@ -4,6 +4,7 @@ import base64
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -116,3 +117,21 @@ def test_a_crashing_worker_only_costs_its_own_file(tmp_path, monkeypatch):
     assert sorted(by_file) == ["f0.py", "f1.py", "f2.py", "f4.py", "f5.py"]
     assert {code for code, _ in by_file.values()} == {"GL303"}
     assert result.internal_errors == []
+
+
+def test_an_exception_in_a_worker_is_an_internal_error_of_that_file(tmp_path, monkeypatch):
+    paths = [str(tmp_path / name) for name in ("a.py", "b.py")]
+    for path in paths:
+        Path(path).write_text(MODULE_BACKWARD)
+    real_lint_file = runner.lint_file
+
+    def fail_on_a(path, config, source=None):
+        if path.endswith("a.py"):
+            raise ValueError("checker bug")
+        return real_lint_file(path, config, source)
+
+    monkeypatch.setattr(runner, "lint_file", fail_on_a)
+    result = runner.run(paths, ONLY, jobs=2)
+    assert [os.path.basename(d.path) for d in result.diagnostics] == ["b.py"]
+    (error,) = result.internal_errors
+    assert error.startswith(f"{paths[0]}: internal error") and "ValueError: checker bug" in error
