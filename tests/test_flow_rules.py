@@ -1,0 +1,158 @@
+"""GL201 / GL202 / GL203: a cut is reported only when it is the sole path from the
+parameters to a module's output or to a backpropagated loss."""
+
+import pytest
+from conftest import codes, lint
+
+MODULE = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import numpy as np
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.scale = nn.Parameter(torch.ones(4))
+
+    def forward(self, x, target):
+        y = self.fc(x)
+{body}
+"""
+
+
+def forward_codes(body: str) -> list[str]:
+    indented = "\n".join("        " + line for line in body.strip().splitlines())
+    return codes(MODULE.format(body=indented))
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("return torch.tensor(y.tolist())", "GL201"),
+        ("return y.sum().item() * x", "GL201"),
+        ("return float(y.mean()) + x", "GL201"),
+        ("return torch.from_numpy(y.detach().numpy())", "GL201"),
+        ("return y.detach()", "GL202"),
+        ("return y.data * 2", "GL202"),
+        ("with torch.no_grad():\n    z = self.fc(x)\nreturn z + 1", "GL202"),
+        ("return torch.argmax(y, dim=1).float()", "GL203"),
+        ("return (y > 0).float()", "GL203"),
+        ("return torch.sign(y)", "GL203"),
+        ("return y.round()", "GL203"),
+    ],
+)
+def test_cut_on_the_only_path_to_the_output(body, expected):
+    assert forward_codes(body) == [expected]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "return y + (torch.round(y) - y).detach()",  # straight-through estimator
+        "return y * (y > 0).float()",  # a mask from a comparison, applied to y
+        "return y[torch.arange(4), y.argmax(-1)]",  # argmax as an index
+        "return torch.where(y > 0, y, torch.zeros_like(y))",
+        "return y.detach() * self.scale",  # a parameter still reaches the output
+        "return y, y.argmax(-1)",  # predictions next to the logits
+        "print(y.item())\nlosses = [y.sum().item()]\nreturn y",  # logging only
+        "return x.detach()",  # an input, not a parameter's graph
+        "return F.cross_entropy(y, target.argmax(-1))",  # argmax of the target
+        "z = self.fc(x.detach())\nreturn z",  # detached input into a layer
+        "if self.training:\n    y = y.detach()\nreturn y",  # one path only: unknown
+        "return self.helper(y.detach())",  # an unknown method may use parameters
+    ],
+)
+def test_legitimate_look_alikes_are_quiet(body):
+    assert forward_codes(body) == []
+
+
+def test_forward_of_a_non_module_class_is_not_an_output():
+    assert not codes(
+        """
+        import torch
+
+        class Wrapper:
+            def __init__(self, model):
+                self.model = model
+
+            def forward(self, x):
+                return self.model(x).detach()
+        """
+    )
+
+
+def test_loss_from_a_teacher_only_is_flagged_but_a_detached_target_is_not():
+    source = """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        student, teacher = nn.Linear(3, 2), nn.Linear(3, 2)
+        teacher.eval()
+        opt = torch.optim.SGD(student.parameters(), lr=0.1)
+
+        def good(x):
+            target = teacher(x).detach()
+            F.mse_loss(student(x), target).backward()
+
+        def bad(x):
+            opt.zero_grad()
+            loss = F.mse_loss(teacher(x).detach(), x[:, :2])
+            loss.backward()
+        """
+    found = lint(source)
+    assert [(d.code, d.line) for d in found] == [("GL202", 16)]
+
+
+def test_loss_through_an_unknown_function_is_unknown():
+    assert not codes(
+        """
+        import torch
+
+        def train(model, compute_loss, x):
+            out = model(x)
+            model.train()
+            loss = compute_loss(model, out.item())
+            loss.backward()
+        """
+    )
+
+
+def test_loss_accumulated_from_items_is_flagged_once():
+    found = lint(
+        """
+        import torch
+
+        def train(model, batches):
+            model.train()
+            total = 0.0
+            for x in batches:
+                total += model(x).sum().item()
+            loss = torch.tensor(total, requires_grad=True)
+            loss.backward()
+        """
+    )
+    assert [(d.code, d.line) for d in found] == [("GL201", 8)]
+
+
+def test_message_says_what_and_what_instead():
+    (finding,) = lint(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+
+            def forward(self, x):
+                return self.fc(x).detach()
+        """
+    )
+    assert "`.detach()`" in finding.message and "output" in finding.message
+    assert "straight-through" in finding.message
+    assert finding.witness is not None

@@ -1,0 +1,388 @@
+"""GL305 / GL503 / GL504, and the training corpus: every file linted against its
+`# expect:` comments and run in torch to prove its label (GL2xx files included)."""
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import codes, lint
+
+from gradlint.catalogue import load_catalogue
+from gradlint.checks import flow, training
+
+CORPUS = sorted((Path(__file__).parent / "corpus" / "training").glob("*.py"))
+_EXPECT = re.compile(r"#\s*expect:\s*((?:GL\d{3}[ ,]*)+)")
+_LABEL = re.compile(r"^# torch: (ok|raises (.+))$", re.M)
+
+# Runs each program in a fresh namespace; prints {id: "ok" | "<Error>: <message>"}.
+_RUNNER = textwrap.dedent(
+    """
+    import json, sys, warnings
+    import torch
+    warnings.filterwarnings("ignore")
+    outcomes = {}
+    for key, program in json.load(sys.stdin).items():
+        torch.manual_seed(0)
+        try:
+            exec(compile(program, key, "exec"), {"__name__": "__main__"})
+            outcomes[key] = "ok"
+        except BaseException as error:
+            outcomes[key] = f"{type(error).__name__}: {error}"
+    print(json.dumps(outcomes))
+    """
+)
+
+# How each rule's Bad doc example is shown to fail: a suffix run after it, and what the
+# whole program must end with ("ok": the suffix asserted the silent failure itself).
+_DOC_PROOFS = {
+    "GL201": ("", "RuntimeError: element 0 of tensors does not require grad"),
+    "GL202": (
+        "Net()(torch.randn(2, 10)).sum().backward()\n",
+        "RuntimeError: element 0 of tensors does not require grad",
+    ),
+    "GL203": ("", "RuntimeError: element 0 of tensors does not require grad"),
+    "GL305": ("", "RuntimeError: Trying to backward through the graph a second time"),
+    "GL503": (
+        "previous = model.weight.grad.clone()\n"
+        "x, y = torch.randn(8, 10), torch.randn(8, 1)\n"
+        "fresh = torch.autograd.grad(nn.functional.mse_loss(model(x), y), model.weight)[0]\n"
+        "nn.functional.mse_loss(model(x), y).backward()\n"
+        "assert torch.allclose(model.weight.grad, previous + fresh)\n",
+        "ok",
+    ),
+}
+
+
+def _setup_only(source: str) -> str:
+    """The example up to its training loop: the same parameters, never trained."""
+    lines = source.splitlines(keepends=True)
+    first_loop = next(i for i, line in enumerate(lines) if line.startswith("for "))
+    return "".join(lines[:first_loop])
+
+
+def _unchanged_proof(source: str) -> str:
+    """Runs the example, then rebuilds its untrained setup and compares the parameters."""
+    return (
+        source
+        + "trained = [p.detach().clone() for p in model.parameters()]\n"
+        + "torch.manual_seed(0)\n"
+        + _setup_only(source)
+        + "assert all(torch.equal(a, b) for a, b in zip(trained, model.parameters()))\n"
+    )
+
+
+def _programs() -> dict[str, str]:
+    programs = {f"corpus/{path.name}": path.read_text() for path in CORPUS}
+    catalogue = load_catalogue()
+    for code, (suffix, _) in _DOC_PROOFS.items():
+        programs[f"doc/{code}"] = catalogue[code].bad_examples[0] + suffix
+    programs["doc/GL504"] = _unchanged_proof(catalogue["GL504"].bad_examples[0])
+    for name, witness in _witnesses().items():
+        programs[f"witness/{name}"] = witness.program
+    return programs
+
+
+def _witnesses():
+    found = {f"flow-{code}": witness for code, witness in flow._WITNESS.items()}
+    for name in dir(training):
+        if name.endswith("_WITNESS"):
+            found[f"training{name}"] = getattr(training, name)
+    return found
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> dict[str, str]:
+    """Every corpus file, doc proof and witness, run in one torch process."""
+    result = subprocess.run(
+        [sys.executable, "-c", _RUNNER],
+        input=json.dumps(_programs()),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def _expected(source: str) -> set[tuple[int, str]]:
+    found = set()
+    for number, line in enumerate(source.splitlines(), start=1):
+        if match := _EXPECT.search(line):
+            found |= {(number, code) for code in re.findall(r"GL\d{3}", match.group(1))}
+    return found
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+def test_corpus_file_is_linted_as_labelled(path):
+    source = path.read_text()
+    found = {(d.line, d.code) for d in lint(source, path=path.name)}
+    assert found == _expected(source)
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
+def test_corpus_file_behaves_in_torch_as_labelled(path, outcomes):
+    label = _LABEL.search(path.read_text())
+    assert label, f"{path.name} has no '# torch:' label"
+    outcome = outcomes[f"corpus/{path.name}"]
+    if label.group(1) == "ok":
+        assert outcome == "ok"
+    else:
+        assert label.group(2) in outcome
+
+
+@pytest.mark.parametrize("code", [*_DOC_PROOFS, "GL504"])
+def test_bad_doc_example_fails_in_torch(code, outcomes):
+    expected = _DOC_PROOFS[code][1] if code in _DOC_PROOFS else "ok"
+    assert outcomes[f"doc/{code}"].startswith(expected)
+
+
+@pytest.mark.parametrize("name", sorted(_witnesses()))
+def test_witness_reproduces_its_message(name, outcomes):
+    witness = _witnesses()[name]
+    assert witness.expect in outcomes[f"witness/{name}"]
+
+
+def test_corpus_covers_every_training_and_flow_rule():
+    labels = set()
+    for path in CORPUS:
+        labels |= {code for _, code in _expected(path.read_text())}
+    assert labels >= {"GL201", "GL202", "GL203", "GL305", "GL503", "GL504"}
+
+
+# -- GL503 ------------------------------------------------------------------------
+
+
+def test_missing_zero_grad_in_function_with_unknown_optimizer():
+    assert codes(
+        """
+        import torch.nn.functional as F
+
+        def train(model, loader, optimizer):
+            model.train()
+            for x, y in loader:
+                loss = F.mse_loss(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """
+    ) == ["GL503"]
+
+
+@pytest.mark.parametrize(
+    "clearing",
+    [
+        "model.zero_grad()",
+        "optimizer.zero_grad(set_to_none=True)",
+        "for p in model.parameters():\n            p.grad = None",
+        "for p in model.parameters():\n            p.grad.data.zero_()",
+        "reset_grads(model)",
+        "if step % 2 == 0:\n            optimizer.zero_grad()",
+    ],
+)
+def test_any_clearing_in_the_loop_is_enough(clearing):
+    source = f"""
+import torch
+
+def reset_grads(model):
+    for p in model.parameters():
+        p.grad = None
+
+def train(model, loader, optimizer):
+    for step, (x, y) in enumerate(loader):
+        {clearing}
+        loss = (model(x) - y).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+"""
+    assert codes(source) == []
+
+
+def test_conditional_step_and_inner_loop_accumulation_are_quiet():
+    assert not codes(
+        """
+        import torch
+
+        def train(model, loader, optimizer, accum):
+            for i, (x, y) in enumerate(loader):
+                model(x).sum().backward()
+                if (i + 1) % accum == 0:
+                    optimizer.step()
+
+        def epochs(model, loader, optimizer):
+            for epoch in range(3):
+                for x in loader:
+                    model(x).sum().backward()
+                optimizer.step()
+                optimizer.zero_grad()
+        """
+    )
+
+
+def test_scheduler_step_is_not_an_optimizer_step():
+    assert not codes(
+        """
+        import torch
+
+        model = torch.nn.Linear(2, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = torch.optim.lr_scheduler.StepLR(opt, 1)
+        my_optimizer_schedule = torch.optim.lr_scheduler.StepLR(opt, 1)
+        opt.zero_grad()
+        for x in [torch.randn(3, 2)] * 3:
+            model(x).sum().backward()
+            sched.step()
+            my_optimizer_schedule.step()
+        """
+    )
+
+
+def test_deepspeed_engine_step_is_not_an_optimizer_step():
+    assert not codes(
+        """
+        import torch
+
+        def train(model_engine, loader):
+            for x in loader:
+                loss = model_engine(x).sum()
+                model_engine.backward(loss)
+                model_engine.step()
+        """
+    )
+
+
+# -- GL504 ------------------------------------------------------------------------
+
+
+def test_step_then_backward_without_zero_grad_before_is_not_gl504():
+    # The step applies the previous iteration's gradients: late, but they are used.
+    assert "GL504" not in codes(
+        """
+        import torch
+
+        def train(model, loader, optimizer):
+            for x in loader:
+                loss = model(x).sum()
+                optimizer.step()
+                optimizer.zero_grad()
+                loss.backward()
+        """
+    )
+
+
+def test_gan_step_on_other_networks_parameters_is_quiet():
+    # optD.step() between netG's forward and a backward through netG: netG is not
+    # updated by optD, so the recorded graph is still valid.
+    assert not codes(
+        """
+        import torch
+        import torch.nn as nn
+
+        netG, netD = nn.Linear(4, 6), nn.Linear(6, 1)
+        optD = torch.optim.Adam(netD.parameters())
+        optG = torch.optim.Adam(netG.parameters())
+        for _ in range(2):
+            fake = netG(torch.randn(2, 4))
+            optD.zero_grad()
+            netD(fake.detach()).mean().backward()
+            optD.step()
+            optG.zero_grad()
+            (-netD(fake).mean()).backward()
+            optG.step()
+        """
+    )
+
+
+def test_stale_graph_message_names_module_and_backward_line():
+    (finding,) = lint(
+        """
+        import torch
+        import torch.nn as nn
+
+        net = nn.Sequential(nn.Linear(3, 4), nn.Linear(4, 1))
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        loss = net(torch.randn(2, 3)).sum()
+        opt.step()
+        loss.backward()
+        """
+    )
+    assert (finding.code, finding.line) == ("GL504", 8)
+    assert "`net`" in finding.message and "line 9" in finding.message
+
+
+# -- GL305 ------------------------------------------------------------------------
+
+
+def test_retain_graph_and_exclusive_branches_are_quiet():
+    assert not codes(
+        """
+        import torch
+
+        model = torch.nn.Linear(3, 1)
+        out = model(torch.randn(2, 3))
+        out.sum().backward(retain_graph=True)
+        out.mean().backward()
+
+        def step(model, x, use_a):
+            y = model(x)
+            if use_a:
+                y.sum().backward()
+            else:
+                y.mean().backward()
+        """
+    )
+
+
+def test_new_forward_between_backwards_is_quiet():
+    assert not codes(
+        """
+        import torch
+
+        model = torch.nn.Linear(3, 1)
+        loss = model(torch.randn(2, 3)).sum()
+        loss.backward()
+        loss = model(torch.randn(2, 3)).sum()
+        loss.backward()
+        """
+    )
+
+
+def test_hidden_detached_in_place_or_by_unknown_helper_is_quiet():
+    assert not codes(
+        """
+        import torch
+        from utils import detach_state
+
+        model = torch.nn.GRU(3, 4)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        h = torch.zeros(1, 2, 4)
+        g = torch.zeros(1, 2, 4)
+        for x in [torch.randn(5, 2, 3)] * 3:
+            opt.zero_grad()
+            h.detach_()
+            g = detach_state(g)
+            out, h = model(x, h)
+            out2, g = model(x, g)
+            (out.sum() + out2.sum()).backward()
+            opt.step()
+        """
+    )
+
+
+def test_autograd_grad_consumes_the_graph_unless_create_graph():
+    found = codes(
+        """
+        import torch
+
+        model = torch.nn.Linear(3, 1)
+        out = model(torch.randn(2, 3)).tanh().sum()
+        grads = torch.autograd.grad(out, list(model.parameters()), create_graph=True)
+        out.backward()
+        again = model(torch.randn(2, 3)).tanh().sum()
+        torch.autograd.grad(outputs=again, inputs=list(model.parameters()))
+        again.backward()
+        """
+    )
+    assert found == ["GL305"]
