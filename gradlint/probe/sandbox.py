@@ -197,13 +197,22 @@ def serve(request_fd: int, response_fd: int, memory_limit: int) -> None:
     with os.fdopen(request_fd, "r") as requests:
         for line in requests:
             request = json.loads(line)
-            if request["kind"] == "exec" or any(
-                word in request.get("program", "") for word in DYNAMO_USERS
-            ):
+            if any(word in _probed_text(request) for word in DYNAMO_USERS):
                 importlib.import_module("torch._dynamo")  # before the fork and its timeout
             answer = run_forked(request, request["timeout"], memory_limit)
             _warm(answer.pop("imported", []))
             responses.write(json.dumps(answer) + "\n")
+
+
+def _probed_text(request: dict) -> str:
+    """The witness program, or the source of the file an exec probe imports."""
+    if request["kind"] == "witness":
+        return request["program"]
+    try:
+        with open(request["path"], encoding="utf-8", errors="replace") as file:
+            return file.read()
+    except OSError:
+        return ""
 
 
 def _is_torch(module: str) -> bool:
