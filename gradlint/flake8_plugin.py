@@ -1,7 +1,9 @@
-"""flake8 entry point (`GL`): runs gradlint's engine on the lines flake8 already read.
+"""flake8 entry point (`GL`): the CLI's per-file pipeline on the lines flake8 already read.
 
-flake8 itself selects codes and applies `# noqa`, so editors that talk to flake8 (VS
-Code, vim ALE, Emacs flymake) show gradlint's findings, stdin included.
+Editors that talk to flake8 (VS Code, vim ALE, Emacs flymake) thereby show gradlint's
+findings, stdin included. The project's `[tool.gradlint]` settings and gradlint's
+`# noqa` / `# gradlint: noqa` comments apply exactly as on the command line; flake8's
+own `--select`, `--extend-ignore` and `# noqa` then filter further.
 """
 
 from __future__ import annotations
@@ -11,10 +13,22 @@ import io
 import sys
 import tokenize
 from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
 
 from gradlint import __version__
-from gradlint.config import Config
-from gradlint.engine import lint_source
+from gradlint.catalogue import load_catalogue
+from gradlint.config import Config, build_config, find_pyproject, read_settings
+from gradlint.runner import lint_file
+
+
+@cache
+def project_config(directory: Path) -> Config:
+    """The settings the CLI would use for a file in `directory` (raises ConfigError)."""
+    pyproject = find_pyproject(directory)
+    settings = read_settings(pyproject) if pyproject else {}
+    root = pyproject.absolute().parent if pyproject else Path.cwd()
+    return build_config(settings, {}, root, set(load_catalogue()))
 
 
 def source_bytes(lines: list[str]) -> bytes:
@@ -40,7 +54,8 @@ class GradlintPlugin:
         self.lines = lines
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        result = lint_source(self.filename, source_bytes(self.lines), Config())
+        config = project_config(Path(self.filename).absolute().parent)
+        result = lint_file(self.filename, config, source_bytes(self.lines))
         for error in result.internal_errors:
             print(error, file=sys.stderr)
         for d in result.diagnostics:

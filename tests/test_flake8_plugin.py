@@ -68,8 +68,20 @@ def test_flake8_reads_stdin_with_its_display_name(tmp_path):
 
 @pytest.mark.parametrize(
     ("comment", "reported"),
-    [("", True), ("  # noqa", False), ("  # noqa: GL303", False), ("  # noqa: E501", True)],
+    [
+        ("", True),
+        ("  # noqa", False),
+        ("  # noqa: GL303", False),
+        ("  # noqa: E501", True),
+        ("  # gradlint: noqa", False),
+    ],
 )
-def test_flake8_applies_noqa_to_gradlint_codes(tmp_path, comment, reported):
+def test_flake8_applies_noqa_comments(tmp_path, comment, reported):
     (tmp_path / "scale.py").write_text(MODULE_WITH_BACKWARD.format(comment=comment))
     assert bool(flake8("scale.py", cwd=tmp_path)) is reported
+
+
+def test_flake8_uses_the_projects_gradlint_settings(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.gradlint]\nignore = ["GL303"]\n')
+    (tmp_path / "scale.py").write_text(MODULE_WITH_BACKWARD.format(comment=""))
+    assert flake8("scale.py", cwd=tmp_path) == []

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from gradlint.analysis.walk import LAYOUT, iter_nodes, walk
+from gradlint.analysis.walk import LAYOUT, iter_nodes, visit, walk
 from gradlint.config import Config
 from gradlint.engine import FileContext, _Dispatcher
 
@@ -125,3 +125,64 @@ def test_checkers_asking_for_comments_still_get_them():
     collector = CommentCollector()
     _Dispatcher(FileContext("c.py", module, Config()), [collector]).run(module)
     assert collector.seen == ["# one", "# two"]
+
+
+class ByName(cst.CSTVisitor):
+    """Default name dispatch; prunes nested functions like a rule scanning one scope."""
+
+    def __init__(self):
+        self.events = []
+
+    def visit_FunctionDef(self, node):
+        self.events.append(("def", node.name.value))
+        return len(self.events) == 1  # only the first function's body is entered
+
+    def visit_Name(self, node):
+        self.events.append(("name", node.value))
+
+    def leave_Call(self, node):
+        self.events.append(("call", id(node)))
+
+    def visit_Comment(self, node):
+        self.events.append(("comment", node.value))
+
+
+class ByNameWithoutLayout(cst.CSTVisitor):
+    def __init__(self):
+        self.events = []
+
+    def visit_Attribute(self, node):
+        self.events.append(("attribute", id(node)))
+        return False
+
+    def leave_Name(self, node):
+        self.events.append(("name", node.value))
+
+
+class Generic(cst.CSTVisitor):
+    """Overrides on_visit itself, so it must see every node, layout included."""
+
+    def __init__(self):
+        self.events = []
+
+    def on_visit(self, node):
+        self.events.append(id(node))
+        return not isinstance(node, cst.Lambda)
+
+    def on_leave(self, original_node):
+        self.events.append(-id(original_node))
+
+
+class WithAttributeHook(ByName):
+    def visit_Call_func(self, node):
+        self.events.append(("func", id(node)))
+
+
+def test_visit_gives_a_visitor_the_calls_libcsts_traversal_gives():
+    module = cst.parse_module(SYNTAX)
+    for kind in (ByName, ByNameWithoutLayout, Generic, WithAttributeHook):
+        expected, fast = kind(), kind()
+        module.visit(expected)
+        visit(module, fast)
+        assert fast.events == expected.events, kind.__name__
+        assert fast.events

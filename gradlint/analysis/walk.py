@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
+from functools import cache
 
 import libcst as cst
 
@@ -103,3 +104,80 @@ def iter_nodes(node: cst.CSTNode, skip: frozenset[type] = LAYOUT) -> Iterator[cs
         current = stack.pop()
         yield current
         stack.extend(reversed(tuple(children(current, skip))))
+
+
+def _overrides(kind: type, name: str) -> bool:
+    """Whether a visitor class defines `name` itself: `CSTVisitor` has a no-op stub for
+    every `visit_<Type>`, `leave_<Type>` and `visit_<Type>_<field>` name."""
+    method = getattr(kind, name, None)
+    return method is not None and method is not getattr(cst.CSTVisitor, name, None)
+
+
+@cache
+def _plan(kind: type) -> tuple[str, frozenset[type]]:
+    """How to visit with this visitor class: ("libcst" | "by_name" | "generic", skip)."""
+    attribute_hooks = (
+        name for name in dir(kind) if name.startswith(("visit_", "leave_")) and name.count("_") > 1
+    )
+    if any(_overrides(kind, name) for name in attribute_hooks):
+        return "libcst", frozenset()
+    if kind.on_visit is cst.CSTVisitor.on_visit and kind.on_leave is cst.CSTVisitor.on_leave:
+        wants_layout = any(
+            _overrides(kind, f"{hook}_{t.__name__}") for t in LAYOUT for hook in ("visit", "leave")
+        )
+        return "by_name", frozenset() if wants_layout else LAYOUT
+    return "generic", frozenset()
+
+
+def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """`node.visit(visitor)` for a read-only `CSTVisitor`, several times faster.
+
+    The same `on_visit` / `on_leave` calls in the same order, and `on_visit` returning
+    False still prunes the subtree. A visitor with the default name dispatch
+    (`visit_Call`, `leave_Name`, ...) is not shown layout nodes it has no method for;
+    one with attribute hooks (`visit_Call_func`) goes through libcst's own traversal.
+    """
+    how, skip = _plan(type(visitor))
+    if how == "libcst":
+        node.visit(visitor)
+    elif how == "by_name":
+        _visit_by_name(node, _NameHooks(visitor), skip)
+    else:
+        _visit_generic(node, visitor.on_visit, visitor.on_leave)
+
+
+class _NameHooks(dict):
+    """node type -> the visitor's own `visit_<Type>`, `leave_<Type>` (or None), found once."""
+
+    def __init__(self, visitor: cst.CSTVisitor) -> None:
+        super().__init__()
+        self.visitor = visitor
+
+    def __missing__(self, node_type: type) -> tuple[Callable | None, Callable | None]:
+        kind, name = type(self.visitor), node_type.__name__
+        hooks = tuple(
+            getattr(self.visitor, f"{hook}_{name}") if _overrides(kind, f"{hook}_{name}") else None
+            for hook in ("visit", "leave")
+        )
+        self[node_type] = hooks
+        return hooks
+
+
+def _visit_by_name(node: cst.CSTNode, hooks: _NameHooks, skip: frozenset[type]) -> None:
+    enter, leave = hooks[type(node)]
+    if enter is None or enter(node) is not False:
+        for child in children(node, skip):
+            _visit_by_name(child, hooks, skip)
+    if leave is not None:
+        leave(node)
+
+
+def _visit_generic(
+    node: cst.CSTNode,
+    on_visit: Callable[[cst.CSTNode], bool],
+    on_leave: Callable[[cst.CSTNode], object],
+) -> None:
+    if on_visit(node):
+        for child in children(node, frozenset()):
+            _visit_generic(child, on_visit, on_leave)
+    on_leave(node)
