@@ -4,6 +4,8 @@ parameters to a module's output or to a backpropagated loss."""
 import pytest
 from conftest import codes, lint
 
+from gradlint.analysis import torch_ops as ops
+
 MODULE = """
 import torch
 import torch.nn as nn
@@ -156,3 +158,77 @@ def test_message_says_what_and_what_instead():
     assert "`.detach()`" in finding.message and "output" in finding.message
     assert "straight-through" in finding.message
     assert finding.witness is not None
+
+
+# -- the torch knowledge the rules read, proven entry by entry in torch ---------------
+
+
+@pytest.fixture(scope="module")
+def torch():
+    return pytest.importorskip("torch")
+
+
+def _graph_tensor(torch):
+    """`t`: a (2, 3) tensor computed from a parameter, so it carries a graph."""
+    return torch.nn.Parameter(torch.randn(2, 3)) * 1
+
+
+def _results(value):
+    return list(value) if isinstance(value, tuple | list) else [value]
+
+
+def test_graph_cut_methods_leave_the_graph(torch):
+    t = _graph_tensor(torch)
+    for name in ops.GRAPH_CUT_METHODS:
+        receiver = {"numpy": t.detach(), "item": t.sum()}.get(name, t)
+        result = getattr(receiver, name)()
+        assert not isinstance(result, torch.Tensor) or result.grad_fn is None, name
+
+
+def test_graph_cut_functions_build_tensors_without_history(torch):
+    t = _graph_tensor(torch)
+    for name, sample in ops.GRAPH_CUT_FUNCTIONS.items():
+        assert eval(sample.split("(")[0], {"torch": torch}) is not None, name
+        result = eval(sample, {"torch": torch, "t": t})
+        assert result.grad_fn is None and not result.requires_grad, name
+
+
+def test_no_gradient_ops_return_tensors_that_do_not_require_grad(torch):
+    t = _graph_tensor(torch)
+    for name, sample in ops.NO_GRADIENT_OPS.items():
+        result = eval(sample, {"torch": torch, "t": t})
+        assert not result.requires_grad, name
+
+
+def test_zero_gradient_ops_give_zero_gradients(torch):
+    for name in ops.ZERO_GRADIENT_OPS:
+        w = torch.nn.Parameter(torch.randn(5) * 3)
+        getattr(torch, name)(w * 1.5).sum().backward()
+        assert torch.count_nonzero(w.grad) == 0, name
+
+
+def test_graph_keeping_methods_keep_the_graph(torch):
+    t = _graph_tensor(torch)
+    for name, sample in ops.GRAPH_KEEPING_METHODS.items():
+        if sample is None:
+            continue
+        for result in _results(eval(f"t.{name}{sample}", {"torch": torch, "t": t})):
+            assert result.grad_fn is not None, name
+
+
+def test_metadata_and_factories_carry_no_graph(torch):
+    t = _graph_tensor(torch)
+    for name in ops.TENSOR_METADATA - {"grad_fn", "grad"}:
+        value = getattr(t, name)
+        value = value() if callable(value) else value
+        assert not isinstance(value, torch.Tensor) or not value.requires_grad, name
+    for name in ops.FRESH_TENSOR_FACTORIES:
+        factory = getattr(torch, name)
+        if name.endswith("_like"):
+            result = factory(t) if name != "full_like" else factory(t, 1.0)
+        elif name in ("full", "randint", "linspace"):
+            samples = {"full": ((2,), 1), "randint": (0, 3, (2,)), "linspace": (0, 1, 2)}
+            result = factory(*samples[name])
+        else:
+            result = factory(2)
+        assert not result.requires_grad, name

@@ -537,3 +537,84 @@ TENSOR_PRESERVING_METHODS: dict[str, str | None] = {
     "mul_": "(2.0)",
     "add_": "(1.0)",
 }
+
+
+# ---------------------------------------------------------------------------------------
+# Graph cuts and training loops (GL201-GL203, GL305, GL503, GL504: checks/flow.py,
+# checks/training.py; proven by tests/test_flow_rules.py)
+# ---------------------------------------------------------------------------------------
+
+# Tensor methods whose result leaves autograd's graph -> the rule that reports it. Run on
+# a tensor that requires grad, each returns a Python value or a tensor without grad_fn.
+GRAPH_CUT_METHODS: dict[str, str] = {
+    "detach": "GL202",
+    "item": "GL201",
+    "tolist": "GL201",
+    "numpy": "GL201",  # on `t.detach()`: the array no longer knows the graph
+}
+
+# Callables that build a new tensor from their argument's values -> sample call on `t`
+# (a tensor computed from a parameter). The result has no grad_fn: the graph is cut.
+GRAPH_CUT_FUNCTIONS: dict[str, str] = {
+    "torch.tensor": "torch.tensor(t.tolist())",
+    "torch.Tensor": "torch.Tensor(t.tolist())",
+    "torch.FloatTensor": "torch.FloatTensor(t.tolist())",
+    "torch.from_numpy": "torch.from_numpy(t.detach().numpy())",
+    "torch.autograd.Variable": "torch.autograd.Variable(t)",
+}
+
+# Ops with no gradient: their result does not require grad (integer / boolean results)
+# -> sample call on `t`.
+NO_GRADIENT_OPS: dict[str, str] = {
+    "argmax": "t.argmax()",
+    "argmin": "t.argmin()",
+    "eq": "t.eq(0)",
+    "ne": "t.ne(0)",
+    "gt": "t.gt(0)",
+    "lt": "t.lt(0)",
+    "ge": "t.ge(0)",
+    "le": "t.le(0)",
+    "greater": "t.greater(0)",
+    "less": "t.less(0)",
+    "isclose": "t.isclose(t)",
+    "signbit": "t.signbit()",
+    "long": "t.long()",
+    "int": "t.int()",
+    "bool": "t.bool()",
+    "byte": "t.byte()",
+    "short": "t.short()",
+    "char": "t.char()",
+}
+
+# Ops whose gradient is zero almost everywhere: backward runs, parameters get zeros.
+ZERO_GRADIENT_OPS: frozenset[str] = frozenset({"round", "floor", "ceil", "sign", "trunc"})
+
+# Tensor methods whose result keeps the graph of their receiver (and arguments) ->
+# sample arguments; `scale` / `unscale_` are GradScaler methods and are not run.
+GRAPH_KEEPING_METHODS: dict[str, str | None] = {
+    "to": "(torch.float64)", "cpu": "()", "float": "()", "double": "()", "half": "()",
+    "bfloat16": "()", "type": "(torch.float64)", "type_as": "(t)", "view": "(-1)",
+    "view_as": "(t)", "reshape": "(-1)", "reshape_as": "(t)", "flatten": "()",
+    "squeeze": "()", "unsqueeze": "(0)", "permute": "(1, 0)", "transpose": "(0, 1)",
+    "t": "()", "contiguous": "()", "expand": "(2, 2, 3)", "expand_as": "(t)",
+    "repeat": "(2, 1)", "clone": "()", "sum": "()", "mean": "()", "max": "()",
+    "min": "()", "prod": "()", "norm": "()", "pow": "(2)", "exp": "()", "log": "()",
+    "abs": "()", "sqrt": "()", "sigmoid": "()", "tanh": "()", "relu": "()",
+    "softmax": "(-1)", "log_softmax": "(-1)", "clamp": "(0, 1)", "mul": "(t)",
+    "add": "(t)", "sub": "(t)", "div": "(2)", "matmul": "(t.t())", "mm": "(t.t())",
+    "masked_fill": "(t > 0, 0.0)", "gather": "(1, torch.zeros(2, 1, dtype=torch.long))",
+    "index_select": "(0, torch.tensor([0]))", "split": "(1)", "chunk": "(2)",
+    "cuda": None, "bmm": None, "scale": None, "unscale_": None,
+}  # fmt: skip
+
+# Tensor metadata reads and methods: no graph, no data (shapes, dtypes, devices, ...).
+TENSOR_METADATA: frozenset[str] = frozenset(
+    {"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad", "grad_fn"}
+    | {"size", "dim", "numel", "nelement", "stride", "data_ptr", "element_size"}
+)
+
+# torch functions creating fresh tensors that carry no graph.
+FRESH_TENSOR_FACTORIES: frozenset[str] = frozenset(
+    {"zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace", "eye"}
+    | {"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like"}
+)

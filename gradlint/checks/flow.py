@@ -21,6 +21,15 @@ import libcst as cst
 
 from gradlint.analysis.context import ClassKind
 from gradlint.analysis.names import dotted
+from gradlint.analysis.torch_ops import (
+    FRESH_TENSOR_FACTORIES,
+    GRAPH_CUT_FUNCTIONS,
+    GRAPH_CUT_METHODS,
+    GRAPH_KEEPING_METHODS,
+    NO_GRADIENT_OPS,
+    TENSOR_METADATA,
+    ZERO_GRADIENT_OPS,
+)
 from gradlint.checks import Checker
 from gradlint.diagnostic import Witness
 
@@ -157,34 +166,7 @@ class Cut:
 
 State = str | Cut
 
-_CONVERSIONS = frozenset({"item", "tolist", "numpy"})
-_NON_DIFFERENTIABLE = frozenset(
-    {"argmax", "argmin", "round", "floor", "ceil", "sign", "trunc", "signbit"}
-    | {"eq", "ne", "gt", "lt", "ge", "le", "greater", "less", "isclose"}
-)
-_INTEGER_CASTS = frozenset({"long", "int", "bool", "byte", "short", "char"})
-_METADATA = frozenset(
-    {"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad", "grad_fn"}
-    | {"size", "dim", "numel", "nelement", "stride", "data_ptr", "element_size"}
-)
-# Tensor methods whose result depends only on the receiver and arguments.
-_TENSOR_METHODS = frozenset(
-    {"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "type_as"}
-    | {"view", "view_as", "reshape", "reshape_as", "flatten", "squeeze", "unsqueeze"}
-    | {"permute", "transpose", "t", "contiguous", "expand", "expand_as", "repeat", "clone"}
-    | {"sum", "mean", "max", "min", "prod", "norm", "pow", "exp", "log", "abs", "sqrt"}
-    | {"sigmoid", "tanh", "relu", "softmax", "log_softmax", "clamp", "masked_fill", "mul"}
-    | {"add", "sub", "div", "matmul", "mm", "bmm", "gather", "index_select", "split", "chunk"}
-    | {"scale", "unscale_"}
-)
-_CONVERTING_FUNCTIONS = frozenset(
-    {"torch.tensor", "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.from_numpy"}
-    | {"numpy.array", "numpy.asarray", "numpy.float32", "numpy.float64"}
-)
-_FACTORIES = frozenset(
-    {"zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace", "eye"}
-    | {"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like"}
-)
+_NON_DIFFERENTIABLE = NO_GRADIENT_OPS.keys() | ZERO_GRADIENT_OPS
 _PYTHON_CONVERSIONS = frozenset({"float", "int"})
 _PYTHON_PURE = frozenset({"abs", "sum", "max", "min", "round"})
 
@@ -263,7 +245,7 @@ class _Evaluator:
         if dotted(expr) in self.env or dotted(expr) in self.facts.parameters:
             return self.name(expr)
         attr = expr.attr.value
-        if attr in _METADATA:
+        if attr in TENSOR_METADATA:
             return CONST
         if attr == "data":
             return _cut("GL202", expr, "`.data`", self.state(expr.value))
@@ -292,11 +274,11 @@ class _Evaluator:
     def function(self, node: cst.Call, qualified: str, args: list[State]) -> State:
         first = args[0] if args else CONST
         last = qualified.rpartition(".")[2]
-        if qualified in _CONVERTING_FUNCTIONS:
+        if qualified in GRAPH_CUT_FUNCTIONS:
             return _cut("GL201", node, f"`{last}(...)`", combine(args))
         if qualified.startswith("torch.") and last in _NON_DIFFERENTIABLE:
             return _cut("GL203", node, f"`{last}`", first)
-        if qualified.startswith("torch.") and last in _FACTORIES:
+        if qualified.startswith("torch.") and last in FRESH_TENSOR_FACTORIES:
             return CONST
         if qualified.startswith("torch.") and not last[:1].isupper():
             return combine(args)
@@ -309,15 +291,13 @@ class _Evaluator:
         attr = func.attr.value
         if dotted(func.value) in self.facts.modules:
             return GRAD  # `model.encode(x)`: a method of a module with parameters
-        if attr == "detach":
-            return _cut("GL202", node, "`.detach()`", receiver)
-        if attr in _CONVERSIONS:
-            return _cut("GL201", node, f"`.{attr}()`", receiver)
-        if attr in _NON_DIFFERENTIABLE or attr in _INTEGER_CASTS:
+        if attr in GRAPH_CUT_METHODS:
+            return _cut(GRAPH_CUT_METHODS[attr], node, f"`.{attr}()`", receiver)
+        if attr in _NON_DIFFERENTIABLE:
             return _cut("GL203", node, f"`.{attr}()`", receiver)
-        if attr in _METADATA:
+        if attr in TENSOR_METADATA:
             return CONST
-        if attr in _TENSOR_METHODS or receiver == GRAD or isinstance(receiver, Cut):
+        if attr in GRAPH_KEEPING_METHODS or receiver == GRAD or isinstance(receiver, Cut):
             return combine([receiver, *args])
         return UNKNOWN
 

@@ -19,12 +19,15 @@ from functools import cached_property
 import libcst as cst
 
 from gradlint.analysis.names import dotted
+from gradlint.analysis.torch_ops import (
+    FRESH_TENSOR_FACTORIES,
+    GRAPH_CUT_FUNCTIONS,
+    GRAPH_CUT_METHODS,
+)
 from gradlint.checks.flow import FactsCollector, sub_expressions
 from gradlint.diagnostic import Witness
 
-_CUTTING_METHODS = frozenset({"detach", "item", "tolist", "numpy"})
-_FACTORY_PREFIX = ("torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand")
-_FRESH = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.arange"})
+_FRESH = GRAPH_CUT_FUNCTIONS.keys() | {f"torch.{name}" for name in FRESH_TENSOR_FACTORIES}
 _OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(_|$|[a-z]$|\d)|optimi[sz]er")
 _NOT_OPTIMIZER_NAME = re.compile(r"sched|scaler|lr_|warmup")
 _MAX_REPLAYED_LOOP_DEPTH = 3
@@ -115,15 +118,32 @@ class TrainingLoopChecker(FactsCollector):
             if any(_is_zeroing(n) for n in sub_expressions(function.body))
         )
 
-    def clears_gradients(self, loop: cst.CSTNode) -> bool:
+    def clears_gradients(self, loop: cst.CSTNode, optimizer: str) -> bool:
+        """Whether something in `loop` may clear the gradients `optimizer` steps with."""
         for node in sub_expressions_all(loop):
-            if _is_zeroing(node):
-                return True
-            if isinstance(node, cst.Call):
-                callee = (dotted(node.func) or "").rpartition(".")[2]
-                if callee in self.zeroing_functions:
+            func = node.func if isinstance(node, cst.Call) else None
+            if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad":
+                if self.zero_grad_may_clear(dotted(func.value) or "", optimizer):
                     return True
+            elif _is_zeroing(node) or self.calls_zeroing_function(func):
+                return True
         return False
+
+    def calls_zeroing_function(self, func: cst.BaseExpression | None) -> bool:
+        callee = (dotted(func) or "") if func is not None else ""
+        return callee.rpartition(".")[2] in self.zeroing_functions
+
+    def zero_grad_may_clear(self, receiver: str, optimizer: str) -> bool:
+        """False only for another optimizer, or its model, proven to hold other parameters."""
+        owned = self.facts.optimizers.get(optimizer)
+        if not owned or receiver == optimizer:
+            return True
+        if receiver in self.facts.optimizers:
+            return bool(self.facts.optimizers[receiver] & owned)
+        others = set().union(
+            *(modules for name, modules in self.facts.optimizers.items() if name != optimizer)
+        )
+        return receiver in owned or receiver not in others
 
     def is_optimizer(self, name: str) -> bool:
         facts = self.facts
@@ -297,9 +317,9 @@ class _Replay:
     def call_closure(self, call: cst.Call) -> frozenset[int]:
         func = call.func
         qualified = self.checker.resolve(func) or ""
-        if qualified.startswith(_FACTORY_PREFIX) or qualified in _FRESH:
+        if qualified in _FRESH:
             return frozenset()
-        if isinstance(func, cst.Attribute) and func.attr.value in _CUTTING_METHODS:
+        if isinstance(func, cst.Attribute) and func.attr.value in GRAPH_CUT_METHODS:
             return frozenset()
         arguments = frozenset().union(*(self.closure(a.value) for a in call.args))
         callee = dotted(func)
@@ -405,13 +425,17 @@ class _Replay:
         for loop in self.loops:
             backwards = self.direct_events(loop, "backward")
             steps = [s for s in self.direct_events(loop, "step") if not s.with_closure]
-            if backwards and steps and not self.checker.clears_gradients(loop.node):
-                step = steps[0]
+            uncleared = [
+                s for s in steps if not self.checker.clears_gradients(loop.node, s.optimizer)
+            ]
+            if backwards and uncleared:
+                step = uncleared[0]
+                feeding = [b for b in backwards if b.position < step.position] or backwards
                 self.checker.report(
-                    backwards[0].node,
+                    feeding[-1].node,
                     "GL503",
                     "`backward()` adds into `.grad` on every iteration of this loop and "
-                    "nothing in the loop clears it, so each "
+                    f"nothing in the loop clears the gradients `{step.optimizer}` uses, so each "
                     f"`{step.optimizer}.step()` applies the sum of all previous gradients; call "
                     f"`{step.optimizer}.zero_grad()` at the start of each iteration (for "
                     "deliberate accumulation, step and zero_grad under the same condition)",
