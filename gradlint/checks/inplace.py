@@ -108,10 +108,46 @@ class InplaceChecker(Checker):
     def __init__(self, file) -> None:
         super().__init__(file)
         self.functions: dict[cst.FunctionDef, FunctionInfo] = {}
+        self.differentiating: set[cst.FunctionDef | None] = set()  # bodies calling backward
+        self.frozen: set[str] = set()  # names whose requires_grad is switched off
+        self.dirty: dict[cst.FunctionDef, set[str]] = {}  # ctx.mark_dirty(...) arguments
+        self.self_assignments: dict[cst.ClassDef, list[tuple[str, cst.BaseExpression]]] = {}
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         frame = self.scope.function
         self.functions[node] = FunctionInfo(node, frame.owner, self.scope.grad_enabled)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        frame = self.scope.function
+        function = frame.node if frame is not None else None
+        name = dotted(node.func) or ""
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else ""
+        if method == "backward" or self.resolve(node.func) == "torch.autograd.grad":
+            self.differentiating.add(function)
+        elif name.endswith(".requires_grad_") and node.args and _is_false(node.args[0].value):
+            self.frozen.add(name.rpartition(".")[0])
+        elif name.endswith(".mark_dirty") and function is not None:
+            self.dirty.setdefault(function, set()).update(dotted(a.value) for a in node.args)
+        elif name == "self.register_parameter" and len(node.args) == 2:
+            label = node.args[0].value
+            if isinstance(label, cst.SimpleString):
+                self._self_assignment(label.evaluated_value, node.args[1].value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            attribute = target.target
+            if not isinstance(attribute, cst.Attribute):
+                continue
+            owner = dotted(attribute.value)
+            if attribute.attr.value == "requires_grad" and not _is_true(node.value):
+                self.frozen.add(owner or "?")
+            elif owner == "self":
+                self._self_assignment(attribute.attr.value, node.value)
+
+    def _self_assignment(self, attr: str, value: cst.BaseExpression) -> None:
+        owner = self.scope.method_class
+        if owner is not None:
+            self.self_assignments.setdefault(owner.node, []).append((attr, value))
 
     def leave_Module(self, node: cst.Module) -> None:
         program = FileAnalysis(self, node)
@@ -125,7 +161,7 @@ class FileAnalysis:
     def __init__(self, checker: InplaceChecker, module: cst.Module) -> None:
         self.checker = checker
         self.module = module
-        self.frozen = _frozen_names(module)
+        self.frozen = checker.frozen
         self.classes = {
             info.node: self._class_facts(info) for info in checker.file.index.by_node.values()
         }
@@ -139,18 +175,20 @@ class FileAnalysis:
         chain = [info, *self._local_bases(info)]
         assigned: dict[str, list[cst.BaseExpression]] = {}
         for cls in chain:
-            for method in cls.methods.values():
-                for target, value in _self_assignments(method):
-                    assigned.setdefault(target, []).append(value)
+            for target, value in self.checker.self_assignments.get(cls.node, ()):
+                assigned.setdefault(target, []).append(value)
         for attr, values in assigned.items():
             real = [v for v in values if not (isinstance(v, cst.Name) and v.value == "None")]
-            if not real or attr in self.frozen:
+            if not real or f"self.{attr}" in self.frozen:
                 continue
             if all(self._is_parameter_call(v) for v in real):
                 facts.parameters.add(attr)
-            elif len(real) == 1 and isinstance(real[0], cst.Call):
-                if self.checker.resolve(real[0].func) is not None:
-                    facts.layers[attr] = real[0]
+            elif (
+                len(real) == 1
+                and isinstance(real[0], cst.Call)
+                and self.checker.resolve(real[0].func)
+            ):
+                facts.layers[attr] = real[0]
         return facts
 
     def _local_bases(self, info: ClassInfo) -> list[ClassInfo]:
@@ -197,8 +235,9 @@ class BodyWalk:
         owner = function.owner if function else None
         self.class_facts = program.classes.get(owner.node) if owner else None
         self.role = self._role()
-        self.differentiated = self.role == "module_forward" or _calls_backward(
-            function.node if function else program.module
+        self.differentiated = (
+            self.role == "module_forward"
+            or (function.node if function else None) in self.checker.differentiating
         )
         if function is not None:
             self._bind_parameters(function)
@@ -481,17 +520,18 @@ class BodyWalk:
             self.read_parameters.add(head)
 
     def _class_parameter(self, name: str) -> Tensor | None:
-        """`self.weight` (an nn.Parameter attribute) or `self.fc.weight` of an nn layer."""
-        facts = self.class_facts
-        parts = name.split(".")
-        if facts is None or parts[0] != "self":
+        """`self.weight` (an nn.Parameter attribute), or the `weight` / `bias` of a torch.nn
+        layer held in `self.fc` or in a local `fc = nn.Linear(...)`."""
+        owner, _, attr = name.rpartition(".")
+        if not owner or name in self.program.frozen:
             return None
-        if len(parts) == 2 and parts[1] in facts.parameters:
+        facts = self.class_facts
+        if owner == "self" and facts is not None and attr in facts.parameters:
             return self._parameter(name)
-        if len(parts) == 3 and parts[1] in facts.layers and name not in self.program.frozen:
-            layer = facts.layers[parts[1]]
+        layer = self._layer_of_name(owner)
+        if layer is not None:
             spec = ops.PARAMETER_LAYERS.get(self.checker.resolve(layer.func) or "")
-            if spec is not None and parts[2] in spec[0] and _layer_has(layer, parts[2]):
+            if spec is not None and attr in spec[0] and _layer_has(layer, attr):
                 return self._parameter(name)
         return None
 
@@ -507,13 +547,14 @@ class BodyWalk:
         return fact
 
     def _layer_of(self, func: cst.BaseExpression) -> cst.Call | None:
-        """The torch.nn constructor call behind `self.fc` (or a local `fc = nn.Linear(...)`)."""
         name = dotted(func)
-        if name is None:
-            return None
-        parts = name.split(".")
-        if self.class_facts is not None and len(parts) == 2 and parts[0] == "self":
-            return self.class_facts.layers.get(parts[1])
+        return self._layer_of_name(name) if name is not None else None
+
+    def _layer_of_name(self, name: str) -> cst.Call | None:
+        """The torch.nn constructor call behind `self.fc` or a local `fc = nn.Linear(...)`."""
+        head, _, attr = name.partition(".")
+        if head == "self" and self.class_facts is not None and "." not in attr:
+            return self.class_facts.layers.get(attr)
         return self.local_layers.get(name)
 
     def _binary(self, expr: cst.BinaryOperation) -> Tensor | None:
@@ -865,7 +906,8 @@ class BodyWalk:
 
     def _input_finding(self, edit: Edit, fact: Tensor, written: str):
         in_function = self.role == "function_forward"
-        if in_function and self._marked_dirty(fact.forward_input):
+        dirty = self.checker.dirty.get(self.function.node, set())
+        if in_function and fact.forward_input in dirty:
             return None
         if in_function:
             message = (
@@ -883,13 +925,6 @@ class BodyWalk:
             )
             severity = None
         return "GL104", message, severity, Witness(_input_program(edit.form), INPUT_MUTATED)
-
-    def _marked_dirty(self, name: str | None) -> bool:
-        for node in _walk_calls(self.function.node):
-            if dotted(node.func) and dotted(node.func).endswith(".mark_dirty"):
-                if any(dotted(a.value) == name for a in node.args):
-                    return True
-        return False
 
     # -- GL102 ---------------------------------------------------------------------------
 
@@ -1009,67 +1044,6 @@ def _strip_data(expr: cst.BaseExpression) -> cst.BaseExpression | None:
         if isinstance(part, cst.Attribute) and part.attr.value == "data":
             return part.value
     return None
-
-
-def _walk_calls(root: cst.CSTNode) -> Iterator[cst.Call]:
-    """Calls under `root`, not descending into nested functions and classes."""
-    stack = list(root.children)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
-            continue
-        if isinstance(node, cst.Call):
-            yield node
-        stack.extend(node.children)
-
-
-def _calls_backward(root: cst.CSTNode) -> bool:
-    """The body differentiates something: `.backward()` or `torch.autograd.grad(...)`."""
-    for call in _walk_calls(root):
-        name = dotted(call.func) or ""
-        if name.endswith(".backward") or name.endswith("autograd.grad"):
-            return True
-    return False
-
-
-def _frozen_names(module: cst.Module) -> set[str]:
-    """Names the file sets `requires_grad` off for (`p.requires_grad_(False)`, ...)."""
-    frozen: set[str] = set()
-    for call in _walk_all(module, cst.Call):
-        func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
-            if call.args and _is_false(call.args[0].value):
-                frozen.add(dotted(func.value) or "?")
-    for assign in _walk_all(module, cst.Assign):
-        for target in assign.targets:
-            node = target.target
-            if isinstance(node, cst.Attribute) and node.attr.value == "requires_grad":
-                if not _is_true(assign.value):
-                    frozen.add(dotted(node.value) or "?")
-    return frozen
-
-
-def _walk_all(root: cst.CSTNode, kind: type) -> Iterator:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, kind):
-            yield node
-        stack.extend(node.children)
-
-
-def _self_assignments(method: cst.FunctionDef) -> Iterator[tuple[str, cst.BaseExpression]]:
-    """(attr, value) for `self.attr = value` and `self.register_parameter("attr", value)`."""
-    for assign in _walk_all(method.body, cst.Assign):
-        for target in assign.targets:
-            node = target.target
-            if isinstance(node, cst.Attribute) and dotted(node.value) == "self":
-                yield node.attr.value, assign.value
-    for call in _walk_all(method.body, cst.Call):
-        if dotted(call.func) == "self.register_parameter" and len(call.args) == 2:
-            name = call.args[0].value
-            if isinstance(name, cst.SimpleString):
-                yield name.evaluated_value, call.args[1].value
 
 
 def _zip_arguments(expr: cst.BaseExpression) -> list[cst.BaseExpression] | None:
