@@ -199,6 +199,20 @@ class TwoStage(nn.Module):
 """
 
 
+GUESSED_TOO_SMALL = """
+import torch.nn as nn
+
+
+class Stem(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, kernel_size=11)
+
+    def forward(self, x):
+        return self.conv(x)
+"""
+
+
 FUNCTION_FILE = """
 import torch
 
@@ -240,6 +254,7 @@ EXEC_FILES |= {
     "stages.py": GUESSED_INPUTS,
     "square.py": FUNCTION_FILE,
     "clean.py": "import torch\nx = torch.ones(3)\ny = x.view(3)\n",
+    "kernel.py": GUESSED_TOO_SMALL,
     "writes.py": MARKER_MODULE.format(marker="absolute-marker.txt"),
 }
 # (file, line, code, severity) of the static findings the exec run is given
@@ -320,6 +335,11 @@ def test_exec_probe_reports_unexplained_errors_as_gl901(exec_run):
 def test_a_guessed_input_that_fails_is_not_a_finding(exec_run):
     """Layers registered out of call order: the first guess fails, another runs clean."""
     assert _added(exec_run, "stages.py") == []
+
+
+def test_an_error_on_inputs_shaped_by_guess_is_no_finding(exec_run):
+    """The guessed 8x8 image is smaller than the kernel: the guess's fault, not the code's."""
+    assert _added(exec_run, "kernel.py") == []
 
 
 def test_exec_probe_gradchecks_autograd_functions(exec_run):

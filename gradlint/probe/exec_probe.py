@@ -267,21 +267,21 @@ def probe_module_class(torch, cls, plan: dict, file_tensors: list[str], path, tr
         run.update(context=f"building {cls.__name__}", error=_error(error, lines))
         return run
     instance.train()
-    candidates, guessed = plan["inputs"], False
+    candidates = [(inputs, "call") for inputs in plan["inputs"]]
     if not candidates and _required_positionals(instance) == 1:
-        candidates = [[t] for t in file_tensors] + _input_guesses(torch, instance)
-        guessed = True
+        candidates = [([t], "file") for t in file_tensors]
+        candidates += [(guess, "layer") for guess in _input_guesses(torch, instance)]
     if not candidates:
         run.update(context=built, skipped="cannot infer the inputs of forward")
         return run
-    # With guessed inputs an error may be the guess's fault: it counts only when no
-    # candidate runs clean, and then the first candidate's error is reported.
+    # An error on inputs the file does not pass to this module may be the guess's fault:
+    # it counts only when no candidate runs clean (then the first one's error is kept).
     chosen = None
-    for inputs in candidates:
+    for inputs, origin in candidates:
         result = _run(torch, instance, inputs, path, tracer)
-        result["context"] = f"{built} on inputs {', '.join(inputs)}"
+        result.update(context=f"{built} on inputs {', '.join(inputs)}", inputs_from=origin)
         chosen = chosen or result
-        if not guessed or result["error"] is None:
+        if origin == "call" or result["error"] is None:
             chosen = result
             break
         instance.zero_grad(set_to_none=True)

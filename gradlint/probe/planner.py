@@ -10,6 +10,7 @@ so that a runtime error can be traced back to the finding it proves.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -232,6 +233,9 @@ class RuntimeFailure:
     context: str  # how the probe got there, e.g. "MyModule(20, 5) on inputs torch.randn(1, 20)"
     backward: bool = False  # raised by autograd; `lines` is the forward trace of the node
     span: tuple[int, int] | None = None  # the autograd.Function a gradcheck failure is about
+    # False when the inputs were only shaped for the module's layers: the error may be the
+    # guess's fault, so it can confirm a finding that predicts it but is no GL901 itself.
+    reportable: bool = True
 
 
 def _failures(outcome: dict) -> list[RuntimeFailure]:
@@ -248,6 +252,7 @@ def _failures(outcome: dict) -> list[RuntimeFailure]:
                     run["context"],
                     backward=run.get("phase") == "backward",
                     span=(run["line"], run["end_line"]) if gradcheck else None,
+                    reportable=run.get("inputs_from") != "layer",
                 )
             )
     return found
@@ -294,7 +299,7 @@ def _structural_verdict(d: Diagnostic, run: dict, source_line: str) -> dict | No
     if not run.get("ran_backward"):
         return None
     for name, called in run.get("backward_methods", {}).items():
-        if f"def {name}" in source_line:
+        if re.search(rf"\bdef {name}\b", source_line):
             if called:
                 return verdict(REFUTED, f"`{name}` was called during `loss.backward()`")
             return verdict(
@@ -303,7 +308,7 @@ def _structural_verdict(d: Diagnostic, run: dict, source_line: str) -> dict | No
                 f"(code probe: {run['context']})",
             )
     for name in run.get("unregistered", []):
-        if f"self.{name}" in source_line:
+        if re.search(rf"\bself\.{name}\b", source_line):
             return verdict(
                 CONFIRMED,
                 f"`self.{name}` holds tensors that require grad but are not in "
@@ -346,4 +351,6 @@ def exec_verdicts(
         if found is None:
             found = verdict(INCONCLUSIVE, "the code probe did not reach this line")
         verdicts[i] = found
-    return verdicts, [f for f in failures if (f.lines[-1], f.message) not in explained]
+    return verdicts, [
+        f for f in failures if f.reportable and (f.lines[-1], f.message) not in explained
+    ]
