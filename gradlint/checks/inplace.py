@@ -30,7 +30,12 @@ OUT_ERROR = "add(): functions with out=... arguments don't support automatic dif
 INPUT_MUTATED = "forward() overwrote its caller's tensor"
 DATA_MUTATED = "the gradient was computed from the mutated .data"
 
-_AUG_OPS = {"+=": "add_", "-=": "sub_", "*=": "mul_", "/=": "div_"}
+# The witness line for an augmented assignment, by libcst operator.
+_AUG_FORMS = {
+    "SubtractAssign": "t -= 1.0",
+    "MultiplyAssign": "t *= 2.0",
+    "DivideAssign": "t /= 2.0",
+}
 _MASK_FUNCTIONS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "bool"})
 _MASK_FUNCTIONS_QUALIFIED = frozenset(
     {f"torch.{n}" for n in _MASK_FUNCTIONS} | {"torch.logical_not", "torch.logical_and"}
@@ -54,7 +59,7 @@ class Tensor:
     view: bool = False
     forward_input: str | None = None  # the forward() argument whose storage this is
     is_tensor: bool = False
-    described: str = ""  # "parameter `self.weight`"
+    described: str = ""  # what it is, for messages: "parameter", "forward() argument"
 
 
 @dataclass(frozen=True)
@@ -363,15 +368,9 @@ class BodyWalk:
             target = target.target
             if isinstance(target, cst.Subscript):
                 self.eval(target.value)
-                self._edit(
-                    Edit(
-                        node,
-                        target.value,
-                        "t[t > 0] = 0.0" if self._is_mask(target) else "t[0] = 0.0",
-                        mask=self._is_mask(target),
-                        proves_tensor=self._is_mask(target),
-                    )
-                )
+                mask = self._is_mask(target)
+                form = "t[t > 0] = 0.0" if mask else "t[0] = 0.0"
+                self._edit(Edit(node, target.value, form, mask=mask, proves_tensor=mask))
             elif isinstance(target, cst.Attribute) and target.attr.value == "data":
                 self._data_write(node, target.value)
             else:
@@ -380,17 +379,14 @@ class BodyWalk:
     def _aug_assign(self, node: cst.AugAssign) -> None:
         self.eval(node.value)
         target = node.target
-        operator = node.operator.__class__.__name__
-        symbol = {"AddAssign": "+=", "SubtractAssign": "-=", "MultiplyAssign": "*="}.get(
-            operator, "/=" if operator == "DivideAssign" else "+="
-        )
         if isinstance(target, cst.Subscript):
             self.eval(target.value)
             mask = self._is_mask(target)
             form = "t[t > 0] += 1.0" if mask else "t[0] += 1.0"
             self._edit(Edit(node, target.value, form, mask=mask, proves_tensor=mask))
             return
-        self._edit(Edit(node, target, f"t {symbol} 1.0"))
+        form = _AUG_FORMS.get(type(node.operator).__name__, "t += 1.0")
+        self._edit(Edit(node, target, form))
         name = dotted(target)
         fact = self.names.get(name) if name else None
         if name and (fact is None or not fact.is_tensor):
@@ -561,7 +557,7 @@ class BodyWalk:
         left, right = self.eval(expr.left), self.eval(expr.right)
         symbol = _OPERATOR_SYMBOLS.get(type(expr.operator).__name__)
         if symbol in ops.SAVES_OPERANDS_OPERATORS:
-            self._save_operands(left, right, f"t {symbol} w")
+            self._save_operands(left, right, _snippet(self.checker.file.code_for(expr)), symbol)
         known = [f for f in (left, right) if f is not None]
         if not known:
             return None
@@ -570,17 +566,25 @@ class BodyWalk:
             grad = False
         return Tensor(self.program.new_storage(), grad, is_tensor=True)
 
-    def _save_operands(self, left: Tensor | None, right: Tensor | None, expression: str) -> None:
-        """Each operand of mul / div / matmul is saved when the other one requires grad."""
+    def _save_operands(
+        self, left: Tensor | None, right: Tensor | None, label: str, op: str
+    ) -> None:
+        """Each operand of mul / div / matmul is saved when the other one requires grad.
+
+        `op` is the operator symbol, function or method name the witness repeats."""
+        if op in ops.SAVES_OPERANDS_OPERATORS:
+            expression = f"t {op} w"
+        elif "." in op:
+            expression = f"{op}(t, w)"
+        else:
+            expression = f"t.{op}(w)"
         for saved, other in ((left, right), (right, left)):
             if saved is not None and other is not None and other.requires_grad:
                 setup = (
                     "t = torch.randn(4, 4)\nw = torch.randn(4, 4, requires_grad=True)\n"
                     f"out = {expression}"
                 )
-                self._mark_saved(
-                    saved, Saver(expression.replace("t", "_").replace(" w", " _"), setup)
-                )
+                self._mark_saved(saved, Saver(label, setup))
 
     def _mark_saved(self, fact: Tensor, saver: Saver) -> None:
         if self.grad:
@@ -634,17 +638,14 @@ class BodyWalk:
         if qualified in ops.SAVES_INPUT_FUNCTIONS and first is not None:
             if first.requires_grad:
                 sample = ops.SAVES_INPUT_FUNCTIONS[qualified]
-                self._mark_saved(
-                    first,
-                    Saver(
-                        qualified,
-                        f"t = torch.randn(4, 4, requires_grad=True) * 1\nout = {qualified}(t{sample})",
-                    ),
+                setup = (
+                    f"t = torch.randn(4, 4, requires_grad=True) * 1\nout = {qualified}(t{sample})"
                 )
+                self._mark_saved(first, Saver(qualified, setup))
             return self._derived(first)
         if qualified in ops.SAVES_OPERANDS_FUNCTIONS and len(args) >= 2:
             name = "torch.matmul" if qualified == "torch.bmm" else qualified
-            self._save_operands(args[0], args[1], f"{name}(t, w)")
+            self._save_operands(args[0], args[1], qualified, name)
         known = [a for a in args if a is not None]
         if qualified.rpartition(".")[2] in _NO_GRAD_RESULTS:
             return None
@@ -736,7 +737,7 @@ class BodyWalk:
             return self._derived(receiver)
         if method in ops.SAVES_OPERANDS_METHODS and args:
             name = "matmul" if method == "bmm" else method
-            self._save_operands(receiver, args[0], f"t.{name}(w)")
+            self._save_operands(receiver, args[0], f"Tensor.{method}", name)
             return self._derived(receiver)
         if method in _NO_GRAD_RESULTS:
             return None
@@ -848,10 +849,10 @@ class BodyWalk:
         if isinstance(expr, cst.Subscript) and _basic_index(expr):
             base = self._peek(expr.value)
             return replace(base, view=True) if base is not None else None
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-            if expr.func.attr.value in ops.VIEW_METHODS - {"detach"}:
-                base = self._peek(expr.func.value)
-                return replace(base, view=True) if base is not None else None
+        func = expr.func if isinstance(expr, cst.Call) else None
+        if isinstance(func, cst.Attribute) and func.attr.value in ops.VIEW_METHODS - {"detach"}:
+            base = self._peek(func.value)
+            return replace(base, view=True) if base is not None else None
         return None
 
     def _leaf_finding(self, edit: Edit, fact: Tensor, written: str):
@@ -960,7 +961,8 @@ class BodyWalk:
         program = (
             "import torch\nw = torch.nn.Parameter(torch.ones(3))\nloss = (w * w).sum()\n"
             "w.data.mul_(2)\nloss.backward()\n"
-            f"if not torch.equal(w.grad, 2 * torch.ones(3)):\n    raise AssertionError({DATA_MUTATED!r})\n"
+            "if not torch.equal(w.grad, 2 * torch.ones(3)):\n"
+            f"    raise AssertionError({DATA_MUTATED!r})\n"
         )
         self.checker.report(node, "GL102", message, witness=Witness(program, DATA_MUTATED))
 
@@ -975,6 +977,12 @@ _OPERATOR_SYMBOLS = {
 
 
 # -- helpers over syntax ---------------------------------------------------------------
+
+
+def _snippet(code: str) -> str:
+    """The first line of a source snippet, shortened for a message."""
+    line = code.strip().splitlines()[0]
+    return line if len(line) <= 60 else line[:57] + "..."
 
 
 def _argument(call: cst.Call, keyword: str, position: int | None) -> cst.BaseExpression | None:
