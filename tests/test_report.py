@@ -93,6 +93,15 @@ def test_full_multiline_span_is_underlined_to_the_end_of_its_first_line():
     assert lines[2:4] == ["2 | y = f(x,   ", "  |     ^~~~"]
 
 
+def test_full_adds_the_fix_and_the_probe_verdict():
+    fix = Fix(3, 5, 3, 9, "torch.where(m, 0, x)", "use torch.where")
+    finding = diag(fix=fix, probe={"verdict": "refuted", "message": "no error raised"})
+    lines = render([finding], "full", {}).splitlines()
+    assert "   = fix: use torch.where" in lines
+    assert lines[-1] == "   = probe: refuted: no error raised"
+    assert lines[0].endswith("never called [refuted: no error raised]")
+
+
 def test_full_without_source_still_reports_and_separates_findings():
     out = render([diag(), diag(line=4)], "full", {})
     blocks = out.split("\n\n")

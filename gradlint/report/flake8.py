@@ -5,13 +5,19 @@ from __future__ import annotations
 from gradlint.diagnostic import Diagnostic
 
 
-def probe_suffix(diagnostic: Diagnostic) -> str:
-    """` [confirmed: <torch message>]` when a runtime probe judged the finding."""
+def probe_verdict(diagnostic: Diagnostic) -> str | None:
+    """`confirmed: <torch message>` when a runtime probe judged the finding, else None."""
     probe = diagnostic.probe
     if not isinstance(probe, dict) or not probe.get("verdict"):
-        return ""
+        return None
     message = str(probe.get("message") or "").strip()
-    return f" [{probe['verdict']}: {message}]" if message else f" [{probe['verdict']}]"
+    return f"{probe['verdict']}: {message}" if message else str(probe["verdict"])
+
+
+def probe_suffix(diagnostic: Diagnostic) -> str:
+    """` [confirmed: <torch message>]`, or nothing for an unprobed finding."""
+    verdict = probe_verdict(diagnostic)
+    return f" [{verdict}]" if verdict else ""
 
 
 def format_line(diagnostic: Diagnostic) -> str:

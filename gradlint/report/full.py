@@ -7,7 +7,7 @@ import textwrap
 
 from gradlint.catalogue import load_catalogue
 from gradlint.diagnostic import Diagnostic
-from gradlint.report.flake8 import format_line, probe_suffix
+from gradlint.report.flake8 import format_line, probe_verdict
 
 # The line breaks Python's tokenizer knows (str.splitlines also splits on \f, \x1c, ...).
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -56,8 +56,8 @@ def format_finding(diagnostic: Diagnostic, lines: list[str] | None) -> str:
         out += note("help", doc.fix_hint)
     if d.fix is not None and d.fix.description:
         out += note("fix", d.fix.description)
-    if suffix := probe_suffix(d):
-        out += note("probe", suffix.strip()[1:-1])
+    if verdict := probe_verdict(d):
+        out += note("probe", verdict)
     return "\n".join(out) + "\n"
 
 
