@@ -319,3 +319,71 @@ w.add_(1)
 """
     )
     assert "`w`" in finding.message and "torch.no_grad()" in finding.message
+
+
+def test_seed_001_examples_and_their_fixes():
+    bad = """
+class MyModule(nn.Module):
+    def __init__(self, size):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(size))
+
+    def forward(self, x):
+        self.weight += x
+        return self.weight
+
+
+class Threshold(nn.Module):
+    def forward(self, x):
+        x[x < 0] = 0
+        return x
+"""
+    fixed = """
+class MyModule(nn.Module):
+    def __init__(self, size):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(size))
+
+    def forward(self, x):
+        return self.weight + x
+
+
+class Threshold(nn.Module):
+    def forward(self, x):
+        return F.relu(x)
+"""
+    assert _codes(bad) == [(8, "GL101"), (14, "GL105")]
+    assert _codes(fixed) == []
+
+
+def test_grad_mode_idioms_are_quiet():
+    assert (
+        _codes(
+            """
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(4))
+
+    @torch.no_grad()
+    def renorm(self):
+        self.w.div_(self.w.norm())
+
+    @torch.inference_mode()
+    def shrink(self):
+        self.w.mul_(0.5)
+
+    def clip(self):
+        with torch.set_grad_enabled(False):
+            self.w.clamp_(-1, 1)
+
+
+class Sign(torch.optim.Optimizer):
+    def step(self, closure=None):
+        for group in self.param_groups:
+            for p in group["params"]:
+                p.add_(p.grad.sign(), alpha=-group["lr"])
+"""
+        )
+        == []
+    )

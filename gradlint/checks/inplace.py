@@ -462,7 +462,7 @@ class BodyWalk:
             return self._binary(expr)
         if isinstance(expr, cst.UnaryOperation):
             operand = self.eval(expr.expression)
-            return self._derived(operand)
+            return self._derived(operand, operand is not None and operand.is_tensor)
         if isinstance(expr, cst.Tuple | cst.List):
             for element in expr.elements:
                 self.eval(element.value)
@@ -487,10 +487,11 @@ class BodyWalk:
             if isinstance(element.slice, cst.Index):
                 self.eval(element.slice.value)
 
-    def _derived(self, operand: Tensor | None) -> Tensor | None:
+    def _derived(self, operand: Tensor | None, is_tensor: bool = True) -> Tensor | None:
+        """A new tensor computed from `operand` (a torch op's result unless told otherwise)."""
         if operand is None:
             return None
-        return Tensor(self.program.new_storage(), operand.requires_grad, is_tensor=True)
+        return Tensor(self.program.new_storage(), operand.requires_grad, is_tensor=is_tensor)
 
     def _lookup(self, expr: cst.Name | cst.Attribute) -> Tensor | None:
         name = dotted(expr)
@@ -564,7 +565,8 @@ class BodyWalk:
         grad = True if any(f.requires_grad for f in known) else None
         if all(f.requires_grad is False for f in known):
             grad = False
-        return Tensor(self.program.new_storage(), grad, is_tensor=True)
+        is_tensor = any(f.is_tensor for f in known)
+        return Tensor(self.program.new_storage(), grad, is_tensor=is_tensor)
 
     def _save_operands(
         self, left: Tensor | None, right: Tensor | None, label: str, op: str
@@ -742,7 +744,7 @@ class BodyWalk:
         if method in _NO_GRAD_RESULTS:
             return None
         if method in ("clone", "contiguous", "float", "sum", "mean"):
-            return self._derived(receiver)
+            return self._derived(receiver, receiver.is_tensor or method not in ("sum", "mean"))
         return None
 
     def _record_call(self, call: cst.Call, args: list) -> None:
