@@ -14,10 +14,12 @@ import os
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from gradlint.config import Config, relative_to_root
+
+if TYPE_CHECKING:
+    import pathspec
 
 STDIN = "-"
 
@@ -30,7 +32,14 @@ class Discovered:
 
 @cache
 def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
-    return pathspec.GitIgnoreSpec.from_lines(patterns)
+    return _gitignore_spec(patterns)
+
+
+def _gitignore_spec(lines) -> pathspec.GitIgnoreSpec:
+    # Imported on first use: a run on explicit files (pre-commit) never needs it.
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 def glob_matches(pattern: str, relative_path: str) -> bool:
@@ -78,7 +87,7 @@ class _GitIgnores:
 def _read_gitignore(path: str) -> pathspec.GitIgnoreSpec | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as file:
-            return pathspec.GitIgnoreSpec.from_lines(file)
+            return _gitignore_spec(file)
     except OSError:
         return None
 
@@ -101,10 +110,9 @@ def discover(paths: list[str], config: Config) -> Discovered:
     """The files to lint, in command-line order, each directory's files sorted."""
     found = Discovered()
     seen: set[str] = set()
-    excluder = Excluder(config)
     for raw in paths or ["."]:
         if raw != STDIN and os.path.isdir(raw):
-            _walk(raw, excluder, found)
+            _walk(raw, Excluder(config), found)
         else:
             found.files.append(raw)
     found.files = [f for f in found.files if not (f in seen or seen.add(f))]
