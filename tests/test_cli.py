@@ -8,7 +8,7 @@ import pytest
 
 import gradlint.probe
 from gradlint import __version__
-from gradlint.cli import main
+from gradlint.cli import _parser, main
 from gradlint.engine import LintResult
 
 ONLY = ["--select", "GL001,GL303"]  # the rules these tests rely on, whatever else lands
@@ -170,3 +170,14 @@ def test_version_rules_and_rule(capsys):
     assert code == 0 and out.startswith("# GL303 module-backward-never-called")
     code, _, err = _run(capsys, "rule", "GL999")
     assert code == 2 and "unknown rule 'GL999'" in err
+
+
+def test_every_flag_is_documented_in_the_readme():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    flags = {
+        option
+        for action in _parser("check")._actions
+        for option in action.option_strings
+        if option.startswith("--") and option != "--help"
+    }
+    assert flags and {flag for flag in flags if f"`{flag}" not in readme} == set()

@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 
+from gradlint.catalogue import load_catalogue
 from gradlint.config import (
     DEFAULT_EXCLUDE,
     Config,
@@ -124,3 +125,11 @@ def test_per_file_ignores_match_paths_relative_to_the_root(tmp_path):
 def test_is_selected_longest_prefix_wins():
     config = Config(select=("GL",), ignore=("GL1",), extend_select=("GL101",))
     assert [config.is_selected(c) for c in ("GL101", "GL102", "GL303")] == [True, False, True]
+
+
+def test_the_readme_configuration_example_is_valid(tmp_path):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(readme.split("```toml\n", 1)[1].split("```", 1)[0])
+    config = build_config(read_settings(pyproject), {}, tmp_path, set(load_catalogue()))
+    assert config.per_file_ignores and config.no_grad_contexts
