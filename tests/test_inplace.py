@@ -387,3 +387,18 @@ class Sign(torch.optim.Optimizer):
         )
         == []
     )
+
+
+def test_copy_into_itself_changes_nothing():
+    assert (
+        _codes(
+            """
+class Resize(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, tensor, sizes):
+        tensor.copy_(tensor)
+        return tensor.view(*sizes)
+"""
+        )
+        == []
+    )

@@ -710,8 +710,9 @@ class BodyWalk:
                 self._data_write(call, _strip_data(func.value))
             return None
         if method in ops.INPLACE_TENSOR_METHODS:
-            form = f"t.{method}{ops.INPLACE_TENSOR_METHODS[method]}"
-            self._edit(Edit(call, func.value, form, receiver, proves_tensor=True))
+            if not _copies_itself(call, func):
+                form = f"t.{method}{ops.INPLACE_TENSOR_METHODS[method]}"
+                self._edit(Edit(call, func.value, form, receiver, proves_tensor=True))
             return receiver
         if receiver is None:
             return None
@@ -979,6 +980,14 @@ _OPERATOR_SYMBOLS = {
 
 
 # -- helpers over syntax ---------------------------------------------------------------
+
+
+def _copies_itself(call: cst.Call, func: cst.Attribute) -> bool:
+    """`t.copy_(t)`: the values do not change."""
+    if func.attr.value != "copy_" or not call.args:
+        return False
+    source = dotted(call.args[0].value)
+    return source is not None and source == dotted(func.value)
 
 
 def _snippet(code: str) -> str:
