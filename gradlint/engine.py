@@ -173,17 +173,29 @@ def parse(path: str, source: bytes | str) -> cst.Module | Diagnostic:
         ast.parse(source, path)
     except SyntaxError as error:  # also bad encodings and coding cookies
         column = (error.offset or 1) if error.lineno else 1
-        return _syntax_error(path, error.lineno or 1, column, f"Cannot parse: {error.msg}")
+        rejected = _syntax_error(path, error.lineno or 1, column, f"Cannot parse: {error.msg}")
+        if "nested" in error.msg or isinstance(error, UnicodeError):
+            return rejected
+        # Syntax newer than this interpreter (PEP 695 on 3.11, ...) may still suit libcst.
+        return _parse_with_libcst(path, source, rejected)
     except (RecursionError, MemoryError, ValueError) as error:
         reason = "nesting too deep for the parser" if isinstance(error, RecursionError) else error
         return _syntax_error(path, 1, 1, f"Cannot parse: {reason}")
+    return _parse_with_libcst(path, source, None)
+
+
+def _parse_with_libcst(
+    path: str, source: bytes, rejected: Diagnostic | None
+) -> cst.Module | Diagnostic:
+    """libcst's module; on failure `rejected` (CPython's clearer verdict) or libcst's own."""
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         first = str(error).splitlines()[0]
-        return _syntax_error(path, error.raw_line, error.raw_column + 1, f"Cannot parse: {first}")
-    except (UnicodeDecodeError, LookupError, RecursionError) as error:
-        return _syntax_error(path, 1, 1, f"Cannot parse: {error}")
+        line, column = error.raw_line, error.raw_column + 1
+        return rejected or _syntax_error(path, line, column, f"Cannot parse: {first}")
+    except (SyntaxError, UnicodeError, LookupError, RecursionError, ValueError) as error:
+        return rejected or _syntax_error(path, 1, 1, f"Cannot parse: {error}")
 
 
 def lint_source(path: str, source: bytes | str, config: Config | None = None) -> LintResult:

@@ -89,3 +89,16 @@ def test_static_mode_never_imports_torch_nor_runs_the_file(tmp_path):
     )
     subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True)
     assert not marker.exists()
+
+
+def test_syntax_newer_than_the_interpreter_is_still_linted():
+    source = """
+        import torch.nn as nn
+
+        type Shape = tuple[int, ...]
+
+        class M(nn.Module):
+            def backward(self, grad_output):
+                return grad_output
+        """
+    assert codes(source) == ["GL303"]
