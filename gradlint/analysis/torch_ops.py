@@ -437,15 +437,19 @@ DIFFERENTIABLE_FUNCTIONS: dict[str, str | None] = {
 SHAPE_PRESERVING_OPS: frozenset[str] = frozenset(
     {
         "abs", "acos", "asin", "atan", "bfloat16", "bool", "byte", "ceil", "char", "clamp",
-        "clamp_max", "clamp_min", "clip", "clone", "cos", "cosh", "cpu", "cuda",
-        "detach", "double", "dropout", "elu", "erf", "exp", "expm1", "float", "floor",
-        "frac", "gelu", "half", "hardtanh", "int", "leaky_relu", "log", "log10", "log1p",
-        "log2", "log_softmax", "logsigmoid", "long", "mish", "neg", "reciprocal", "relu",
-        "relu6", "requires_grad_", "round", "rsqrt", "selu", "short", "sigmoid", "sign",
-        "silu", "sin", "sinh", "softmax", "softplus", "sqrt", "square", "tan", "tanh",
-        "to", "trunc", "type", "type_as", "cumsum", "cumprod", "nan_to_num",
+        "clamp_max", "clamp_min", "clip", "clone", "cos", "cosh", "cpu", "detach", "double",
+        "dropout", "elu", "erf", "exp", "expm1", "float", "floor", "frac", "gelu", "half",
+        "hardtanh", "int", "leaky_relu", "log", "log10", "log1p", "log2", "long", "mish",
+        "neg", "reciprocal", "relu", "relu6", "requires_grad_", "round", "rsqrt", "selu",
+        "short", "sigmoid", "sign", "silu", "sin", "sinh", "softplus", "sqrt", "square",
+        "tan", "tanh", "to", "trunc", "type", "type_as", "nan_to_num",
     }
 )  # fmt: skip
+
+# Ops of one tensor whose result has the input's shape but a layout of its own.
+SHAPE_KEEPING_OPS: frozenset[str] = frozenset(
+    {"softmax", "log_softmax", "logsigmoid", "cumsum", "cumprod", "normalize"}
+)
 
 # Elementwise ops of two operands: the result is the broadcast of both shapes, laid out
 # like the first operand of full rank.
@@ -499,7 +503,7 @@ SHAPE_LOSS_MODULES: dict[str, str] = {
     "NLLLoss": "nll_loss",
 }  # fmt: skip
 
-# nn layers whose output has the input's shape.
+# nn layers whose output has the input's shape (its layout is not modelled).
 SHAPE_PRESERVING_LAYERS: frozenset[str] = frozenset(
     {
         "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "GELU", "SiLU", "Mish", "Sigmoid",
@@ -537,6 +541,12 @@ TENSOR_PRESERVING_METHODS: dict[str, str | None] = {
     "mul_": "(2.0)",
     "add_": "(1.0)",
 }
+
+# Tensor methods numpy arrays do not have: calling one shows the receiver is a tensor
+# (of unknown shape when nothing else is known about it).
+SHAPE_TENSOR_ONLY_METHODS: frozenset[str] = frozenset(
+    {"topk", "t", "permute", "unsqueeze", "contiguous", "masked_fill", "eq", "expand_as"}
+)
 
 
 # ---------------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ class FunctionInfo:
     owner: ClassInfo | None
     grad_enabled: bool
     call_modes: list[bool] = field(default_factory=list)
-    leaf_params: dict[str, Tensor] = field(default_factory=dict)
+    argument_facts: dict[str, Tensor] = field(default_factory=dict)
 
     @property
     def grad_on(self) -> bool:
@@ -114,6 +114,7 @@ class InplaceChecker(Checker):
         super().__init__(file)
         self.functions: dict[cst.FunctionDef, FunctionInfo] = {}
         self.differentiating: set[cst.FunctionDef | None] = set()  # bodies calling backward
+        self.callees: dict[cst.FunctionDef | None, set[str]] = {}  # `f` / `self.m` called
         self.frozen: set[str] = set()  # names whose requires_grad is switched off
         self.dirty: dict[cst.FunctionDef, set[str]] = {}  # ctx.mark_dirty(...) arguments
         self.self_assignments: dict[cst.ClassDef, list[tuple[str, cst.BaseExpression]]] = {}
@@ -127,6 +128,8 @@ class InplaceChecker(Checker):
         function = frame.node if frame is not None else None
         name = dotted(node.func) or ""
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else ""
+        if name and (name.count(".") == 0 or (name.startswith("self.") and name.count(".") == 1)):
+            self.callees.setdefault(function, set()).add(name)
         if method == "backward" or self.resolve(node.func) == "torch.autograd.grad":
             self.differentiating.add(function)
         elif name.endswith(".requires_grad_") and node.args and _is_false(node.args[0].value):
@@ -174,6 +177,36 @@ class FileAnalysis:
             info.node.name.value: info for info in checker.functions.values() if info.owner is None
         }
         self.counter = itertools.count(1)
+        self.differentiated = self._differentiated()
+
+    def _differentiated(self) -> set[cst.FunctionDef | None]:
+        """Bodies whose results autograd differentiates: module `forward` methods, bodies
+        calling `backward()`, and the functions and methods of this file they call."""
+        roots = set(self.checker.differentiating)
+        for info in self.checker.functions.values():
+            owner = info.owner
+            if owner is not None and owner.is_module and info.node.name.value == "forward":
+                roots.add(info.node)
+        pending, seen = list(roots), set(roots)
+        while pending:
+            body = pending.pop()
+            owner = self.checker.functions[body].owner if body is not None else None
+            for name in self.checker.callees.get(body, ()):
+                callee = self.callee(name, owner)
+                if callee is not None and callee.node not in seen:
+                    seen.add(callee.node)
+                    pending.append(callee.node)
+        return seen
+
+    def callee(self, name: str, owner: ClassInfo | None) -> FunctionInfo | None:
+        """The function of this file that `f(...)` or `self.m(...)` calls, if known."""
+        if "." not in name:
+            return self.by_name.get(name)
+        head, _, method = name.partition(".")
+        if head == "self" and owner is not None and "." not in method:
+            node = owner.methods.get(method)
+            return self.checker.functions.get(node) if node is not None else None
+        return None
 
     def _class_facts(self, info: ClassInfo) -> ClassFacts:
         facts = ClassFacts()
@@ -240,10 +273,7 @@ class BodyWalk:
         owner = function.owner if function else None
         self.class_facts = program.classes.get(owner.node) if owner else None
         self.role = self._role()
-        self.differentiated = (
-            self.role == "module_forward"
-            or (function.node if function else None) in self.checker.differentiating
-        )
+        self.differentiated = (function.node if function else None) in program.differentiated
         if function is not None:
             self._bind_parameters(function)
 
@@ -268,9 +298,10 @@ class BodyWalk:
             skip = 1  # ctx
         for param in params[skip:]:
             name = param.name.value
-            known = function.leaf_params.get(name)
+            known = function.argument_facts.get(name)
             if known is not None:
-                self.names[name] = replace(known, storage=self.program.new_storage())
+                storage = self.program.new_storage()
+                self.names[name] = replace(known, storage=storage, view=False, forward_input=None)
             elif self.role is not None:
                 self.names[name] = Tensor(
                     self.program.new_storage(),
@@ -750,7 +781,9 @@ class BodyWalk:
 
     def _record_call(self, call: cst.Call, args: list) -> None:
         """Teach callees in this file their grad mode and the parameters passed to them."""
-        callee = self._callee(call.func)
+        name = dotted(call.func)
+        owner = self.function.owner if self.function else None
+        callee = self.program.callee(name, owner) if name else None
         if callee is None:
             return
         if not self.program.report:
@@ -761,21 +794,8 @@ class BodyWalk:
         for param, arg, value in zip(params, call.args, args, strict=False):
             if arg.keyword is not None or arg.star:
                 break
-            if value is not None and value.leaf and self.grad:
-                callee.leaf_params.setdefault(param.name.value, value)
-
-    def _callee(self, func: cst.BaseExpression) -> FunctionInfo | None:
-        name = dotted(func)
-        if name is None:
-            return None
-        if "." not in name:
-            return self.program.by_name.get(name)
-        head, _, method = name.partition(".")
-        owner = self.function.owner if self.function else None
-        if head == "self" and owner is not None and "." not in method:
-            node = owner.methods.get(method)
-            return self.checker.functions.get(node) if node is not None else None
-        return None
+            if value is not None and (value.leaf or value.requires_grad) and self.grad:
+                callee.argument_facts.setdefault(param.name.value, value)
 
     # -- masks -------------------------------------------------------------------------
 
