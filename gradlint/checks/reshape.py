@@ -30,23 +30,15 @@ def _call_name(node: cst.Call) -> str | None:
     return func.value if isinstance(func, cst.Name) else None
 
 
-def _is_self_attribute_call(node: cst.Call) -> bool:
-    func = node.func
-    return (
-        isinstance(func, cst.Attribute)
-        and isinstance(func.value, cst.Name)
-        and func.value.value == "self"
-    )
-
-
 class ShapeConflictChecker(Checker):
     """GL401-GL404 from the conflicts the shape engine proved at a call or operator."""
 
     codes = ("GL401", "GL402", "GL403", "GL404")
 
     def visit_Call(self, node: cst.Call) -> None:
-        if _call_name(node) in _SHAPE_CALLS or _is_self_attribute_call(node):
-            self._report_conflicts(node)
+        name = _call_name(node)
+        if name in _SHAPE_CALLS or name in self.file.shapes.module_attribute_names:
+            self._report_conflicts(node)  # a layer built in some nn.Module's __init__
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if isinstance(node.operator, _BINARY_OPS):

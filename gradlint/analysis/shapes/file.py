@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import libcst as cst
 
 from gradlint.analysis.context import ClassInfo, ClassKind, ModuleIndex, Scope
@@ -11,47 +13,40 @@ from gradlint.analysis.shapes.flow import (
     JAXTYPING_KINDS,
     Conflict,
     FunctionShapes,
+    Layer,
     SelfRef,
     Value,
     literal_int,
     literal_str,
 )
-from gradlint.analysis.shapes.model import Shape, Sym
+from gradlint.analysis.shapes.model import Prod, Shape, Sym
+from gradlint.analysis.walk import iter_nodes
 
 FunctionNode = cst.FunctionDef | None  # None: the module's own top-level statements
 
 
-class _CallCollector(cst.CSTVisitor):
-    """Literal integer arguments of every call to a class defined in this file."""
+def _calls_to(module: cst.Module, names: set[str]) -> dict[str, list[cst.Call]]:
+    """Every call of a class defined in this file, by class name."""
+    calls: dict[str, list[cst.Call]] = {}
+    for node in iter_nodes(module):
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value in names
+        ):
+            calls.setdefault(node.func.value, []).append(node)
+    return calls
 
-    def __init__(self, names: set[str]) -> None:
-        self.names = names
-        self.calls: dict[str, list[cst.Call]] = {}
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name) and node.func.value in self.names:
-            self.calls.setdefault(node.func.value, []).append(node)
-
-
-class _SelfAssignments(cst.CSTVisitor):
-    """Names of `self.<name>` assigned in a method."""
-
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def _target(self, target: cst.BaseExpression) -> None:
-        name = dotted(target)
-        if name and name.startswith("self.") and name.count(".") == 1:
-            self.names.add(name[5:])
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._target(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._target(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._target(node.target)
+def _self_assigned(method: cst.FunctionDef) -> set[str]:
+    """Names of `self.<name>` assigned anywhere in a method."""
+    names = set()
+    for node in iter_nodes(method.body):
+        if isinstance(node, cst.AssignTarget | cst.AugAssign | cst.AnnAssign):
+            name = dotted(node.target)
+            if name and name.startswith("self.") and name.count(".") == 1:
+                names.add(name[5:])
+    return names
 
 
 class FileShapes:
@@ -76,6 +71,16 @@ class FileShapes:
             found = self._analyse(function, owner)
             self._analyses[function] = found
         return found
+
+    @cached_property
+    def module_attribute_names(self) -> frozenset[str]:
+        """`self.<name>` assigned by statements of an nn.Module's `__init__` in this file."""
+        names = set()
+        for owner in self.index.by_node.values():
+            init = owner.methods.get("__init__")
+            if owner.is_module and init is not None:
+                names |= _self_assigned(init)
+        return frozenset(names)
 
     def here(self, scope: Scope) -> FunctionShapes:
         """The analysis of the function the traversal is in (the module body outside any)."""
@@ -154,6 +159,7 @@ class FileShapes:
         """`self.<name>` values built in `__init__` and never reassigned elsewhere."""
         found = self._attributes.get(owner.node)
         if found is None:
+            self._attributes[owner.node] = {}  # `__init__` reading its own attributes
             found = self._init_attributes(owner)
             self._attributes[owner.node] = found
         return found
@@ -162,33 +168,32 @@ class FileShapes:
         init = owner.methods.get("__init__")
         if init is None:
             return {}
-        env = self._constructor_env(owner, init)
-        self.collecting_init, self.init_attrs = True, {}
-        try:
-            FunctionShapes(self, list(init.body.body), env)
-            attrs = self.init_attrs
-        finally:
-            self.collecting_init, self.init_attrs = False, {}
-        reassigned = _SelfAssignments()
+        params = [p.name.value for p in init.params.params[1:]]
+        symbols = {name: Sym(name) for name in params}
+        attrs = self._run_init(owner, init, symbols)
+        if not attrs:
+            return {}
+        if any(_mentions(value, set(symbols.values())) for value in attrs.values()):
+            bound = self._bound_arguments(owner.name, params)
+            if bound:  # sizes built from constructor arguments: bind the literal calls
+                attrs = self._run_init(owner, init, {**symbols, **bound})
+        reassigned = set()
         for name, method in owner.methods.items():
             if name != "__init__":
-                method.visit(reassigned)
-        return {name: value for name, value in attrs.items() if name not in reassigned.names}
+                reassigned |= _self_assigned(method)
+        return {name: value for name, value in attrs.items() if name not in reassigned}
 
-    def _constructor_env(self, owner: ClassInfo, init: cst.FunctionDef) -> dict:
-        """Each `__init__` argument: the literal all same-file calls agree on, else a symbol."""
-        params = [p.name.value for p in init.params.params[1:]]
-        env: dict = {"self": SelfRef(owner)}
-        bound = self._bound_arguments(owner.name, params)
-        for name in params:
-            env[name] = bound.get(name, Sym(name))
-        return env
+    def _run_init(self, owner: ClassInfo, init: cst.FunctionDef, env: dict) -> dict[str, Value]:
+        self.collecting_init, self.init_attrs = True, {}
+        try:
+            FunctionShapes(self, list(init.body.body), {"self": SelfRef(owner), **env})
+            return self.init_attrs
+        finally:
+            self.collecting_init, self.init_attrs = False, {}
 
     def _bound_arguments(self, class_name: str, params: list[str]) -> dict[str, int]:
         if self._calls is None:
-            collector = _CallCollector(set(self.index.by_name))
-            self.module.visit(collector)
-            self._calls = collector.calls
+            self._calls = _calls_to(self.module, set(self.index.by_name))
         calls = self._calls.get(class_name, [])
         seen: dict[str, set] = {}
         for call in calls:
@@ -209,6 +214,22 @@ class FileShapes:
             and None not in values
             and len(calls) == _count_binding(calls, name, params)
         }
+
+
+def _mentions(value: Value, symbols: set[Sym]) -> bool:
+    """A layer or shape built from one of `symbols`."""
+    if isinstance(value, Layer):
+        parts = value.args
+    elif isinstance(value, Shape):
+        parts = value.dims or ()
+    else:
+        parts = (value,)
+    for part in parts:
+        if isinstance(part, Prod) and symbols.intersection(part.syms):
+            return True
+        if isinstance(part, Sym) and part in symbols:
+            return True
+    return False
 
 
 def _count_binding(calls: list[cst.Call], name: str, params: list[str]) -> int:

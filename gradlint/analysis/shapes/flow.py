@@ -28,6 +28,7 @@ JAXTYPING_KINDS = frozenset(
     {"Float", "Int", "Bool", "Shaped", "Real", "Num", "Integer", "Inexact", "Complex", "UInt"}
 )
 _MAX_LOOP_ROUNDS = 6
+_ABSENT = object()  # a slice bound that was not written
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ class Layer:
 
 @dataclass(frozen=True)
 class SelfRef:
+    """`self`, or an instance of an nn.Module class defined in the file."""
+
     owner: ClassInfo
 
 
@@ -306,6 +309,10 @@ class FunctionShapes:
             if any(isinstance(e, cst.StarredElement) for e in node.elements):
                 return None
             return tuple(items)
+        if isinstance(node, cst.IfExp):
+            self.ev(node.test, env)
+            body, orelse = self.ev(node.body, env), self.ev(node.orelse, env)
+            return body if body == orelse else None
         if isinstance(node, cst.SimpleString):
             return literal_str(node)
         for child in node.children:  # still record what is inside (comprehensions, ...)
@@ -315,10 +322,9 @@ class FunctionShapes:
 
     def _attribute(self, node: cst.Attribute, env: dict) -> Value:
         name = node.attr.value
-        if isinstance(node.value, cst.Name) and node.value.value == "self" and "self" in env:
-            owner = env["self"]
-            return self.shapes.attributes(owner.owner).get(name)
         base = self.ev(node.value, env)
+        if isinstance(base, SelfRef):
+            return self.shapes.attributes(base.owner).get(name)
         if not isinstance(base, Shape):
             return None
         if name == "shape":
@@ -355,7 +361,8 @@ class FunctionShapes:
             if isinstance(index, cst.Index):
                 indices.append(("index", self.ev(index.value, env), index.value))
             else:
-                bounds = [self.ev(b, env) for b in (index.lower, index.upper, index.step)]
+                parts = (index.lower, index.upper, index.step)
+                bounds = [_ABSENT if b is None else self.ev(b, env) for b in parts]
                 indices.append(("slice", bounds, index))
         if isinstance(base, tuple) and len(indices) == 1 and indices[0][0] == "index":
             position = as_dim(indices[0][1])
@@ -393,8 +400,14 @@ class FunctionShapes:
             return self._torch_function(node, qualified, args)
         if isinstance(func, cst.Attribute):
             receiver = self.ev(func.value, env)
+            if receiver is None and func.attr.value in torch_ops.SHAPE_TENSOR_ONLY_METHODS:
+                receiver = Shape.unknown()
             if isinstance(receiver, Shape):
                 return self._method(node, func.attr.value, receiver, args)
+        if isinstance(func, cst.Name) and func.value not in env:
+            owner = self.shapes.index.by_name.get(func.value)
+            if owner is not None and owner.is_module:
+                return SelfRef(owner)  # an instance: its attributes come from `__init__`
         callee = self.ev(func, env)
         if isinstance(callee, Layer) and args.positional:
             return self._layer_call(node, callee, args)
@@ -402,10 +415,12 @@ class FunctionShapes:
 
     def _torch_function(self, node: cst.Call, qualified: str, args: Args) -> Value:
         namespace, _, name = qualified.rpartition(".")
+        if name == "Parameter":
+            return args.get(0, "data")
         if namespace == "torch.nn":
             return _layer(name, args)
-        if name == "Parameter" or namespace not in ("torch", "torch.nn.functional"):
-            return args.get(0) if name == "Parameter" else None
+        if namespace not in ("torch", "torch.nn.functional"):
+            return None
         factory = _factory(name, args)
         if factory is not None:
             return factory
@@ -434,7 +449,9 @@ class FunctionShapes:
             ):
                 return None
             return _keep(shape)
-        if name in ("contiguous",):
+        if name in torch_ops.SHAPE_KEEPING_OPS:
+            return Shape(shape.dims, min_rank=shape.min_rank, lead=shape.lead)
+        if name == "contiguous":
             return Shape.contiguous(shape.dims) if shape.dims is not None else Shape.unknown()
         if name in ("size", "dim", "numel"):
             return _size_query(name, shape, args)
@@ -552,7 +569,7 @@ class FunctionShapes:
         if layer.kind == "linear":
             return self._apply_linear(node, x, layer.args[0], layer.args[1], "linear")
         if layer.kind == "same":
-            return _keep(x)
+            return Shape(x.dims, min_rank=x.min_rank, lead=x.lead)
         if layer.kind == "embedding" and x.dims is not None:
             return Shape.contiguous(x.dims + (layer.args[1],))
         if layer.kind == "conv" and x.rank == layer.args[2] + 2:
@@ -809,7 +826,9 @@ def _reduction(shape: Shape, args: Args, dim_position: int) -> Shape | None:
         return None
     if _literal_bool(dim_expr) is not None:
         return None  # `x.std(True)`: unbiased, not a dim
-    dims = _dim_list(args.get(dim_position, "dim") or args.get(None, "axis"))
+    dims = _dim_list(
+        args.get(dim_position, "dim") if "axis" not in args.keywords else args.get(None, "axis")
+    )
     if dims is None:
         return Shape.unknown()
     if shape.dims is None:
@@ -929,17 +948,20 @@ def _outermost(shape: Shape, position: int) -> bool:
 def _sliced(shape: Shape, position: int, bounds: list) -> Shape | None:
     lower, upper, step = bounds
     dims = list(shape.dims)
-    if lower is None and upper is None and step is None:
+    if lower is _ABSENT and upper is _ABSENT and step is _ABSENT:
         return shape
     size = dims[position]
+    lower = 0 if lower is _ABSENT else lower
+    upper = size if upper is _ABSENT else upper
     if (
-        step is None
-        and isinstance(upper, int)
-        and upper >= 0
-        and (lower is None or isinstance(lower, int) and lower >= 0)
+        step is _ABSENT
         and isinstance(size, int)
+        and isinstance(upper, int)
+        and isinstance(lower, int)
+        and upper >= 0
+        and lower >= 0
     ):
-        dims[position] = max(0, min(upper, size) - (lower or 0))
+        dims[position] = max(0, min(upper, size) - lower)
     else:
         dims[position] = model.fresh()
     return Shape(tuple(dims), shape.order)

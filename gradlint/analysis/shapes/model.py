@@ -299,16 +299,19 @@ def out_of_order_merge(shape: Shape, new: list[Dim]) -> list[int] | None:
     """The old dims a view merges although they are not neighbours in memory, if any.
 
     Merging dims a, b (b written right after a, sizes not 1) needs b to be the dim just
-    inside a in memory; when b lies outside a, no stride can make them one dim.
+    inside a in memory: when b lies outside a, or another dim of size > 1 lies between
+    them, stride(a) != stride(b) * size(b) whatever the sizes are.
     """
     if shape.dims is None or shape.order is None:
         return None
     groups = merge_groups(shape.dims, new)
     if groups is None:
         return None
+    sized = [i for i, d in enumerate(shape.dims) if d != 1]
     for olds, _news in groups:
         for a, b in itertools.pairwise(olds):
-            if shape.order[b] < shape.order[a]:
+            low, high = shape.order[a], shape.order[b]
+            if high < low or any(low < shape.order[c] < high for c in sized):
                 return olds
     return None
 

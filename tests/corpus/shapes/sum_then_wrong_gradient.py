@@ -1,0 +1,9 @@
+"""Seed 000 example 3: gradient shaped like the tensor before the reduction."""
+# torch: Mismatch in shape
+import torch
+
+input_tensor = torch.randn(10, 5, requires_grad=True)
+weight = torch.randn(5, 3, requires_grad=True)
+output = torch.mm(input_tensor, weight)
+reduced = torch.sum(output, dim=1, keepdim=False)
+reduced.backward(torch.randn(10, 3))  # expect: GL301

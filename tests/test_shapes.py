@@ -1,0 +1,314 @@
+"""The shape engine against real torch: every transfer function and table entry is run.
+
+Each case is a program whose last statement binds `y`; the shape the engine infers for
+`y` (and its memory order, when the engine claims one) must be what torch produces.
+"""
+
+import textwrap
+
+import libcst as cst
+import pytest
+import torch
+
+from gradlint.analysis import torch_ops
+from gradlint.analysis.shapes import Shape
+from gradlint.config import Config
+from gradlint.engine import FileContext, parse
+
+PRELUDE = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+x = torch.randn(2, 3, 4)
+m = torch.randn(3, 5)
+w = torch.randn(4, 6)
+v = torch.randn(6)
+"""
+
+# Arguments for table entries that need some (sample run on `x.transpose(1, 2)`).
+_ELEMENTWISE_ARGS = {
+    "clamp": "min=0.0",
+    "clamp_max": "1.0",
+    "clamp_min": "0.0",
+    "clip": "0.0, 1.0",
+    "to": "torch.float64",
+    "type": "torch.float64",
+    "type_as": "x",
+    "cumsum": "1",
+    "cumprod": "1",
+    "softmax": "-1",
+    "log_softmax": "-1",
+    "normalize": "dim=1",
+}
+
+
+def _elementwise_case(name: str) -> str:
+    args = _ELEMENTWISE_ARGS.get(name, "")
+    if hasattr(torch.Tensor, name):
+        return f"y = x.transpose(1, 2).{name}({args})"
+    return f"y = F.{name}(x.transpose(1, 2){', ' + args if args else ''})"
+
+
+def _binary_case(name: str) -> str:
+    if name.startswith("bitwise"):
+        return f"y = x.transpose(1, 2).long().{name}(torch.ones(3, dtype=torch.long))"
+    return f"y = x.transpose(1, 2).{name}(torch.randn(3))"
+
+
+def _reduction_cases(name: str, position: int) -> list[str]:
+    lead = "2, " if position == 1 else ""
+    cases = [f"y = x.{name}({lead}1)", f"y = x.{name}({lead}-1)", f"y = x.{name}()"]
+    if name != "count_nonzero":  # count_nonzero has no keepdim
+        cases.append(f"y = x.{name}({lead}1, keepdim=True)")
+    if name in ("sum", "mean", "amax", "logsumexp", "std", "var", "nansum"):
+        cases.append(f"y = x.{name}(dim=(0, 2))")
+    return [c for c in cases if not (name == "logsumexp" and c.endswith("()"))]
+
+
+TABLE_CASES = (
+    [_elementwise_case(n) for n in sorted(torch_ops.SHAPE_PRESERVING_OPS)]
+    + [_elementwise_case(n) for n in sorted(torch_ops.SHAPE_KEEPING_OPS)]
+    + [_binary_case(n) for n in sorted(torch_ops.SHAPE_BINARY_OPS)]
+    + [c for n, p in sorted(torch_ops.SHAPE_REDUCTIONS.items()) for c in _reduction_cases(n, p)]
+    + [f"y = x.{n}(1)[0]" for n in sorted(torch_ops.SHAPE_VALUE_INDEX_REDUCTIONS)]
+    + [f"y = x.{n}(1)[1]" for n in sorted(torch_ops.SHAPE_VALUE_INDEX_REDUCTIONS)]
+    + [f"y = torch.{n}(2, 3)" for n in sorted(torch_ops.SHAPE_SIZE_FACTORIES)]
+    + [f"y = torch.{n}((2, 3))" for n in sorted(torch_ops.SHAPE_SIZE_FACTORIES)]
+    + [f"y = torch.{n}(size=[4])" for n in sorted(torch_ops.SHAPE_SIZE_FACTORIES)]
+    + [
+        f"y = torch.{n}(x.transpose(1, 2){', 1.0' if n == 'full_like' else ''})"
+        for n in sorted(torch_ops.SHAPE_LIKE_FACTORIES)
+    ]
+    + [f"y = torch.{n}(2, 3)" for n in sorted(torch_ops.SHAPE_LEGACY_CONSTRUCTORS)]
+    + [f"y = torch.{n}([[1, 0], [0, 1], [1, 1]])" for n in torch_ops.SHAPE_LEGACY_CONSTRUCTORS]
+    + [
+        f"y = nn.{n}()(torch.rand(4, 3), torch.rand(4, 3))"
+        for n, f in sorted(torch_ops.SHAPE_LOSS_MODULES.items())
+        if torch_ops.SHAPE_LOSSES[f] == "input"
+    ]
+    + [
+        f"y = F.{n}(torch.rand(4, 3), torch.rand(4, 3), reduction='none')"
+        for n, kind in sorted(torch_ops.SHAPE_LOSSES.items())
+        if kind == "input"
+    ]
+    + [
+        f"y = F.{n}(torch.randn(4, 3), torch.randint(0, 3, (4,)), reduction={r!r})"
+        for n, kind in sorted(torch_ops.SHAPE_LOSSES.items())
+        if kind == "target"
+        for r in ("none", "mean", "sum")
+    ]
+    + [
+        f"y = nn.{n}({'3' if 'Norm' in n else ''})(torch.randn(3, 4).t())"
+        for n in sorted(torch_ops.SHAPE_PRESERVING_LAYERS)
+        if "Norm" not in n or n in ("BatchNorm1d", "LayerNorm")
+    ]
+    + [
+        f"y = nn.{n}(3, 8, 3)(torch.randn(2, 3, {', '.join(['9'] * d)}))"
+        for n, d in sorted(torch_ops.SHAPE_CONV_LAYERS.items())
+    ]
+)
+
+STRUCTURAL_CASES = [
+    "y = torch.randint(5, (2, 3))",
+    "y = torch.randint(0, 5, (2, 3))",
+    "y = torch.full((2, 3), 1.5)",
+    "y = torch.arange(10)",
+    "y = torch.arange(2, 11, 3)",
+    "y = torch.eye(3)",
+    "y = torch.eye(2, 3)",
+    "y = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])",
+    "y = torch.tensor(3.0)",
+    "y = nn.Parameter(torch.randn(2, 3))",
+    "y = x.new_zeros(2, 3)",
+    "y = x.new_ones((2, 5))",
+    "y = x * 2 if x.sum() > 0 else x - 1",
+    "y = x.transpose(0, 2)",
+    "y = x.transpose(-1, -2)",
+    "y = x.mT",
+    "y = x.permute(2, 0, 1)",
+    "y = x.permute((1, 2, 0))",
+    "y = m.t()",
+    "y = m.T",
+    "y = x.unsqueeze(1)",
+    "y = x.unsqueeze(-1)",
+    "y = x.transpose(1, 2).unsqueeze(0)",
+    "y = x.unsqueeze(1).squeeze(1)",
+    "y = torch.randn(2, 1, 4).squeeze()",
+    "y = x.flatten(1)",
+    "y = x.flatten()",
+    "y = x.flatten(0, 1)",
+    "y = x.view(6, 4)",
+    "y = x.view(-1, 4)",
+    "y = x.reshape(2, -1)",
+    "y = x.view(x.size(0), -1)",
+    "y = x.view(x.shape[0], x.shape[1] * x.shape[2])",
+    "y = x.transpose(1, 2).reshape(2, 12)",
+    "y = x.transpose(1, 2).contiguous()",
+    "y = x.transpose(1, 2).contiguous().view(2, -1)",
+    "y = x.transpose(1, 2).view(2, 4, 3)",
+    "y = x.transpose(1, 2).clone()",
+    "y = x.transpose(1, 2).float()",
+    "y = x.transpose(1, 2) * 2",
+    "y = 2 * x.transpose(1, 2)",
+    "y = x.transpose(1, 2) + x.transpose(1, 2)",
+    "y = x + x.transpose(1, 2).transpose(1, 2)",
+    "y = x.transpose(1, 2) + torch.randn(4, 1)",
+    "y = x[:, :1].expand(2, 3, 4)",
+    "y = x.repeat(2, 1, 1)",
+    "y = x.repeat(3, 1, 1, 2)",
+    "y = torch.cat([x, x], dim=1)",
+    "y = torch.cat((x, x, x))",
+    "y = torch.stack([x, x], dim=2)",
+    "y = torch.stack([m, m])",
+    "y = x[0]",
+    "y = x[:, 1]",
+    "y = x[:, None]",
+    "y = x[:1]",
+    "y = x[1:, :2]",
+    "y = x.transpose(0, 1)[0]",
+    "y = x @ w",
+    "y = torch.matmul(x, w)",
+    "y = torch.mm(m.t(), m)",
+    "y = torch.bmm(x, torch.randn(2, 4, 7))",
+    "y = w @ v",
+    "y = v @ v",
+    "y = F.linear(x, torch.randn(7, 4))",
+    "y = nn.Linear(4, 7)(x)",
+    "y = nn.Embedding(10, 7)(torch.tensor([[1, 2, 3]]))",
+    "y = nn.Flatten()(x)",
+    "y = x.topk(2, 1)[1]",
+    "y = x.topk(2, -1)[0]",
+    "y = x.sort(1)[0]",
+    "y = x.argsort(2)",
+    "y = x.max(1, keepdim=True)[0]",
+    "y = torch.max(x, x)",
+    "y = x.sum(1).mean()",
+    "y = torch.zeros(x.size(0), x.shape[2])",
+    "y = torch.randn(*x.shape)",
+    "y = x.expand_as(x)",
+    "y = x.view_as(torch.randn(4, 6))",
+]
+
+
+def infer(program: str) -> Shape | None:
+    """The engine's shape for `y`, bound by the program's last statement."""
+    source = PRELUDE + textwrap.dedent(program) + "\n"
+    module = parse("case.py", source)
+    file = FileContext("case.py", module, Config())
+    last = module.body[-1]
+    assign = last.body[0]
+    assert isinstance(assign, cst.Assign)
+    return file.shapes.analysis(None).shape_of(assign.value)
+
+
+def run(program: str) -> torch.Tensor:
+    scope: dict = {}
+    exec(PRELUDE + textwrap.dedent(program) + "\n", scope)
+    return scope["y"]
+
+
+def memory_order(tensor: torch.Tensor) -> tuple[int, ...]:
+    """Memory position of each dim of size > 1 (0 = outermost), from torch's strides."""
+    dims = [i for i in range(tensor.dim()) if tensor.shape[i] > 1]
+    ranked = sorted(dims, key=lambda i: -tensor.stride(i))
+    return tuple(ranked.index(i) for i in dims)
+
+
+def _claimed_order(shape: Shape) -> tuple[int, ...]:
+    dims = [i for i, d in enumerate(shape.dims) if d != 1]
+    ranked = sorted(dims, key=lambda i: shape.order[i])
+    return tuple(ranked.index(i) for i in dims)
+
+
+def check(program: str) -> None:
+    inferred = infer(program)
+    actual = run(program)
+    assert inferred is not None and inferred.dims is not None, f"no shape for {program}"
+    assert len(inferred.dims) == actual.dim(), f"{program}: {inferred} vs {actual.shape}"
+    for claimed, size in zip(inferred.dims, actual.shape, strict=True):
+        # a symbol is an unknown size: sound, only an integer makes a claim
+        assert not isinstance(claimed, int) or claimed == size, f"{program}: {inferred}"
+    if inferred.order is not None:
+        assert _claimed_order(inferred) == memory_order(actual), f"{program}: layout differs"
+
+
+@pytest.mark.parametrize("program", TABLE_CASES)
+def test_table_entry_matches_torch(program):
+    check(program)
+
+
+@pytest.mark.parametrize("program", STRUCTURAL_CASES)
+def test_transfer_function_matches_torch(program):
+    check(program)
+
+
+# (program, whether `.view` there is rejected by torch) -> the engine must agree.
+VIEW_CASES = [
+    ("y = m.t().view(-1)", True),
+    ("y = m.t().view(15)", True),
+    ("y = x.transpose(1, 2).view(2, 4, 3)", False),
+    ("y = x.transpose(1, 2).view(2, 2, 2, 3)", False),
+    ("y = x.transpose(1, 2).view(2, -1)", True),
+    ("y = x.transpose(0, 1).view(6, 4)", True),
+    ("y = x.transpose(0, 1).view(3, 8)", True),
+    ("y = x.permute(0, 2, 1).view(2, 12)", True),
+    ("y = torch.randn(2, 3, 4, 5).permute(0, 2, 3, 1).view(2, -1, 3)", False),
+    ("y = torch.randn(2, 3, 4, 5).permute(0, 2, 3, 1).view(2, 20, 3)", False),
+    ("y = torch.randn(2, 3, 4, 5).permute(0, 3, 1, 2).view(2, 5, 12)", False),
+    ("y = torch.randn(2, 3, 4, 5).permute(0, 3, 1, 2).view(2, 15, 4)", True),
+    ("y = x.transpose(1, 2).contiguous().view(2, -1)", False),
+    ("y = x.view(x.size(0), -1)", False),
+    ("y = torch.randn(1, 3).t().view(-1)", False),
+    ("y = x.unsqueeze(1).transpose(0, 1).view(2, 12)", False),
+    (
+        "_, pred = torch.randn(8, 10).topk(5, 1, True, True)\n"
+        "pred = pred.t()\n"
+        "correct = pred.eq(torch.randint(0, 10, (8,)).view(1, -1).expand_as(pred))\n"
+        "y = correct[:5].view(-1)",
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize(("program", "rejected"), VIEW_CASES)
+def test_view_layout_model_agrees_with_torch(program, rejected):
+    source = PRELUDE + program + "\n"
+    module = parse("case.py", source)
+    file = FileContext("case.py", module, Config())
+    view = module.body[-1].body[0].value
+    kinds = [c.kind for c in file.shapes.analysis(None).conflicts_at(view)]
+    try:
+        run(program)
+        raised = False
+    except RuntimeError as error:
+        assert "view size is not compatible" in str(error)
+        raised = True
+    assert raised is rejected
+    assert ("view_order" in kinds) is rejected
+
+
+def test_unknown_never_yields_a_shape():
+    assert infer("def f(a):\n    return a\ny = f(x).view(3, 8)") is None
+    assert infer("y = torch.randn(*unknown_sizes)") is None
+
+
+def test_loop_joins_to_a_fixed_point():
+    program = "y = torch.randn(2, 3)\nfor _ in range(3):\n    y = y.t()\ny = y"
+    assert infer(program) is None
+    stable = "y = torch.randn(2, 3)\nfor _ in range(3):\n    y = y * 2\ny = y"
+    assert infer(stable).dims == (2, 3)
+
+
+def test_branches_join_equal_shapes_only():
+    same = "if v.sum() > 0:\n    y = torch.zeros(2)\nelse:\n    y = torch.ones(2)\ny = y"
+    assert infer(same).dims == (2,)
+    different = "if v.sum() > 0:\n    y = torch.zeros(2)\nelse:\n    y = torch.ones(3)\ny = y"
+    assert infer(different) is None
+
+
+def test_tensor_only_methods_are_tensor_methods_numpy_lacks():
+    import numpy
+
+    for name in torch_ops.SHAPE_TENSOR_ONLY_METHODS:
+        assert hasattr(torch.Tensor, name), name
+        assert not hasattr(numpy.ndarray, name), name
