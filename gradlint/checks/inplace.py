@@ -1126,13 +1126,11 @@ def _saved_program(saver: Saver, form: str) -> str:
 
 
 def _input_program(form: str) -> str:
-    """A forward() making the same edit of its argument mutates the caller's tensor."""
-    body = form.replace("\n", "\n    ")
+    """A forward() making the same edit of its argument writes into the caller's tensor
+    (its version counter moves)."""
     return (
         "import torch\ntorch.manual_seed(0)\nx = torch.randn(4, 4)\n\n\n"
-        f"def forward(t):\n    {body}\n    return t\n\n\n"
-        "batch = torch.randn(4, 4) * 3\nbefore = batch.clone()\nforward(batch)\n"
-        "if batch.shape == before.shape and torch.equal(batch, before):\n"
-        "    pass\nelse:\n"
-        f"    raise AssertionError({INPUT_MUTATED!r})\n"
+        f"def forward(t):\n    {form}\n    return t\n\n\n"
+        "batch = torch.randn(4, 4)\nforward(batch)\n"
+        f"if batch._version:\n    raise AssertionError({INPUT_MUTATED!r})\n"
     )
