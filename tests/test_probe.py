@@ -213,6 +213,22 @@ class Stem(nn.Module):
 """
 
 
+ANNOTATED = """
+from __future__ import annotations
+
+import torch
+
+
+class Project(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(20, 4)
+
+    def forward(self, x: Float[Tensor, "batch 10"]):
+        return self.linear(x)
+"""
+
+
 FUNCTION_FILE = """
 import torch
 
@@ -255,8 +271,10 @@ EXEC_FILES |= {
     "square.py": FUNCTION_FILE,
     "clean.py": "import torch\nx = torch.ones(3)\ny = x.view(3)\n",
     "kernel.py": GUESSED_TOO_SMALL,
+    "annotated.py": ANNOTATED,
     "writes.py": MARKER_MODULE.format(marker="absolute-marker.txt"),
 }
+EXEC_TIMEOUT = 6.0  # generous: the machine running the tests may be busy
 # (file, line, code, severity) of the static findings the exec run is given
 EXEC_FINDINGS = {
     "exit": ("exits.py", 3, "GL202", Severity.WARNING),
@@ -285,7 +303,9 @@ def exec_run(tmp_path_factory):
     cwd = os.getcwd()
     os.chdir(directory)
     try:
-        result = run_probes(list(findings.values()), mode="exec", timeout=3.0, sources=sources)
+        result = run_probes(
+            list(findings.values()), mode="exec", timeout=EXEC_TIMEOUT, sources=sources
+        )
     finally:
         os.chdir(cwd)
     return findings, result, directory
@@ -303,7 +323,7 @@ def test_exec_probe_ends_exits_and_hangs_inconclusive(exec_run):
         "message": "the probe called sys.exit(1)",
     }
     assert findings["loop"].probe["verdict"] == "inconclusive"
-    assert "did not finish within 3 s" in findings["loop"].probe["message"]
+    assert f"did not finish within {EXEC_TIMEOUT:g} s" in findings["loop"].probe["message"]
 
 
 def test_exec_probe_confirms_structural_findings(exec_run):
@@ -340,6 +360,13 @@ def test_a_guessed_input_that_fails_is_not_a_finding(exec_run):
 def test_an_error_on_inputs_shaped_by_guess_is_no_finding(exec_run):
     """The guessed 8x8 image is smaller than the kernel: the guess's fault, not the code's."""
     assert _added(exec_run, "kernel.py") == []
+
+
+def test_jaxtyping_annotations_give_the_input_shapes(exec_run):
+    [error] = _added(exec_run, "annotated.py")
+    assert error.line == 13
+    assert "Project() on inputs torch.randn(3, 10)" in error.message
+    assert "mat1 and mat2 shapes cannot be multiplied (3x10 and 20x4)" in error.message
 
 
 def test_exec_probe_gradchecks_autograd_functions(exec_run):

@@ -177,6 +177,69 @@ def _call_site_inputs(tree: ast.Module, bindings: _Bindings, class_name: str) ->
     return found
 
 
+# jaxtyping dtype annotations -> the factory that makes such an input.
+_JAXTYPING_FACTORIES = {
+    "Float": "torch.randn({shape})",
+    "Float32": "torch.randn({shape})",
+    "Float64": "torch.randn({shape}, dtype=torch.float64)",
+    "Int": "torch.randint(0, 4, ({shape},))",
+    "Int64": "torch.randint(0, 4, ({shape},))",
+    "Integer": "torch.randint(0, 4, ({shape},))",
+    "Long": "torch.randint(0, 4, ({shape},))",
+    "Bool": "torch.randint(0, 2, ({shape},)).bool()",
+}
+SYMBOLIC_DIMS = (3, 4, 5, 6, 7)  # small sizes for named dims, distinct per name
+
+
+def _jaxtyping_shape(spec: str, sizes: dict[str, int]) -> str | None:
+    """`"batch 20"` -> `"3, 20"`: numbers kept, each name a small size of its own."""
+    dims = []
+    for token in spec.split():
+        if token.isdigit():
+            dims.append(token)
+        elif token.isidentifier() and not token.startswith("_"):
+            sizes.setdefault(token, SYMBOLIC_DIMS[len(sizes) % len(SYMBOLIC_DIMS)])
+            dims.append(str(sizes[token]))
+        else:  # `*batch`, `...`, `#dim`, `b=c`, `_`: no fixed size to rebuild
+            return None
+    return ", ".join(dims) if dims else None
+
+
+def _jaxtyping_input(annotation: ast.expr | None, sizes: dict[str, int]) -> str | None:
+    """`Float[Tensor, "batch 20"]` -> `torch.randn(3, 20)`."""
+    if not (
+        isinstance(annotation, ast.Subscript)
+        and isinstance(annotation.slice, ast.Tuple)
+        and len(annotation.slice.elts) == 2
+    ):
+        return None
+    kind = annotation.value
+    name = kind.attr if isinstance(kind, ast.Attribute) else getattr(kind, "id", "")
+    spec = annotation.slice.elts[1]
+    if name not in _JAXTYPING_FACTORIES or not (
+        isinstance(spec, ast.Constant) and isinstance(spec.value, str)
+    ):
+        return None
+    shape = _jaxtyping_shape(spec.value, sizes)
+    if shape is None:
+        return None
+    return _JAXTYPING_FACTORIES[name].format(shape=shape)
+
+
+def _annotated_inputs(node: ast.ClassDef) -> list[list[str]]:
+    """Inputs of `forward` rebuilt from jaxtyping annotations of all its required args."""
+    forward = next(
+        (f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None
+    )
+    if forward is None:
+        return []
+    positional = [*forward.args.posonlyargs, *forward.args.args][1:]
+    required = positional[: len(positional) - len(forward.args.defaults)]
+    sizes: dict[str, int] = {}
+    inputs = [_jaxtyping_input(arg.annotation, sizes) for arg in required]
+    return [inputs] if inputs and all(inputs) else []
+
+
 def _function_spans(tree: ast.Module) -> list[tuple[int, int]]:
     return [
         (n.lineno, n.end_lineno or n.lineno)
@@ -209,7 +272,7 @@ def plan_exec(path: str, source: str) -> dict | None:
                 "line": node.lineno,
                 "end_line": node.end_lineno or node.lineno,
                 "constructor": literal_calls[0] if literal_calls else None,
-                "inputs": _call_site_inputs(tree, bindings, node.name),
+                "inputs": _call_site_inputs(tree, bindings, node.name) + _annotated_inputs(node),
             }
         )
     return {
