@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from gradlint.catalogue import load_catalogue
 from gradlint.config import Config
 from gradlint.engine import lint_source
 from tests.conftest import codes, lint
@@ -58,16 +59,25 @@ def test_snippet_is_linted_as_labelled(path):
     assert found == _expected(source)
 
 
-@pytest.mark.parametrize("path", SNIPPETS, ids=lambda p: p.stem)
-def test_witnesses_reproduce_in_torch(path):
+def _sources_with_findings():
+    for path in SNIPPETS:
+        yield pytest.param(path.read_text(), id=path.stem)
+    for code in OWN_CODES:
+        for i, source in enumerate(load_catalogue()[code].bad_examples):
+            yield pytest.param(source, id=f"{code}-bad{i}")
+
+
+@pytest.mark.parametrize("source", list(_sources_with_findings()))
+def test_witnesses_reproduce_in_torch(source):
     """Each finding's witness program raises the message the finding promises."""
-    for finding in _own_findings(path, path.read_text()):
+    findings = _own_findings(Path("snippet.py"), source)
+    for finding in findings:
         witness = finding.witness
+        assert witness is not None or finding.code == "GL403", finding.message
         if witness is None:
             continue
-        scope: dict = {}
         with pytest.raises(RuntimeError) as raised:
-            exec(witness.program, scope)
+            exec(witness.program, {})
         assert str(raised.value).startswith(witness.expect), witness.program
 
 

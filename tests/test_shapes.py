@@ -179,6 +179,8 @@ STRUCTURAL_CASES = [
     "y = x.topk(2, 1)[1]",
     "y = x.topk(2, -1)[0]",
     "y = x.sort(1)[0]",
+    "y = x.transpose(1, 2).sort(1)[0]",
+    "y = x.transpose(1, 2).topk(2, 1)[1]",
     "y = x.argsort(2)",
     "y = x.max(1, keepdim=True)[0]",
     "y = torch.max(x, x)",
@@ -285,6 +287,21 @@ def test_view_layout_model_agrees_with_torch(program, rejected):
         raised = True
     assert raised is rejected
     assert ("view_order" in kinds) is rejected
+
+
+def test_transpose_of_unknown_layout_claims_no_layout():
+    """`.t()` of an input of unknown layout may be contiguous again: nothing is claimed."""
+    program = "def f(a):\n    return a.topk(2, 1)[1]\ny = f(x)"
+    assert infer(program) is None
+    source = PRELUDE + "def f(a, p):\n    q = p.sort(1)[1].t()\n    r = a.topk(2, 1)[1].t()\n"
+    module = parse("case.py", source)
+    file = FileContext("case.py", module, Config())
+    function = module.body[-1]
+    analysis = file.shapes.analysis(function)
+    q_value = function.body.body[0].body[0].value
+    r_value = function.body.body[1].body[0].value
+    assert analysis.shape_of(q_value) is None
+    assert analysis.shape_of(r_value).order == (1, 0)
 
 
 def test_unknown_never_yields_a_shape():

@@ -12,7 +12,7 @@ from gradlint.diagnostic import Fix, Witness
 
 # Calls whose shapes the engine checks; any other call never starts an analysis.
 _SHAPE_CALLS = frozenset(
-    {"view", "reshape", "view_as", "reshape_as", "mm", "matmul", "bmm", "linear"}
+    {"view", "reshape", "view_as", "reshape_as", "unflatten", "mm", "matmul", "bmm", "linear"}
 )
 _BINARY_OPS = (cst.MatrixMultiply, cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 _VIEW_MESSAGE = "view size is not compatible with input tensor's size and stride"
@@ -86,21 +86,29 @@ class ShapeConflictChecker(Checker):
 
     def _reshape_count(self, conflict: Conflict) -> None:
         (shape,) = conflict.operands
-        sizes, (total, requested) = conflict.extra
+        sizes, (total, requested), *unflattened = conflict.extra
         values = Concretizer()
         written = ", ".join(show(s) for s in sizes)
-        program = f"import torch\n{values.tensor(shape)}.{conflict.op}{_concrete(values, sizes)}\n"
-        if -1 in sizes:
-            problem = f"{show(total)} elements cannot be split into rows of {show(requested)}"
+        tensor, concrete = values.tensor(shape), _concrete(values, sizes)
+        if unflattened:
+            (dim,) = unflattened
+            written = f"{dim}, ({written})"
+            program = f"import torch\n{tensor}.unflatten({dim}, {concrete})\n"
+            expect, where = "unflatten: Provided sizes", f"dim {dim} holds"
         else:
-            problem = f"it holds {show(total)} elements, the new shape {show(requested)}"
+            program = f"import torch\n{tensor}.{conflict.op}{concrete}\n"
+            expect, where = "shape '[", "it holds"
+        if -1 in sizes:
+            problem = f"{show(total)} elements cannot be split into groups of {show(requested)}"
+        else:
+            problem = f"{where} {show(total)} elements, the new sizes {show(requested)}"
         self.report(
             conflict.node,
             "GL402",
             f"`.{conflict.op}({written})` of a tensor of shape {shape}: {problem}; torch "
-            f"raises \"shape '[...]' is invalid for input of size\"; make the sizes "
-            "multiply to the element count (derive them from `x.shape`)",
-            witness=Witness(program, "shape '["),
+            f"raises '{expect} ...'; make the sizes multiply to the element count "
+            "(derive them from `x.shape`)",
+            witness=Witness(program, expect),
         )
 
     # -- GL403 -------------------------------------------------------------------------

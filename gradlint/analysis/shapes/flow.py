@@ -452,7 +452,9 @@ class FunctionShapes:
         if name in torch_ops.SHAPE_KEEPING_OPS:
             return Shape(shape.dims, min_rank=shape.min_rank, lead=shape.lead)
         if name == "contiguous":
-            return Shape.contiguous(shape.dims) if shape.dims is not None else Shape.unknown()
+            if shape.dims is None:
+                return Shape(None, None, shape.min_rank, shape.lead, dense=True)
+            return Shape.contiguous(shape.dims)
         if name in ("size", "dim", "numel"):
             return _size_query(name, shape, args)
         if name in torch_ops.SHAPE_REDUCTIONS:
@@ -540,6 +542,26 @@ class FunctionShapes:
         if shape.is_contiguous:
             return Shape.contiguous(new, origin)
         return Shape(tuple(new), origin=origin)
+
+    def _unflatten(self, node: cst.Call, shape: Shape, args: Args) -> Shape | None:
+        dim, sizes = as_dim(args.get(0, "dim")), args.get(1, "sizes")
+        if not isinstance(dim, int) or not isinstance(sizes, tuple) or shape.dims is None:
+            return None
+        position = model.normalize_dim(dim, len(shape.dims))
+        sizes = [as_dim(s) for s in sizes]
+        if position is None or None in sizes:
+            return None
+        part = Shape.contiguous(shape.dims[position : position + 1])
+        clash = model.reshape_count_conflict(part, sizes)
+        if clash is not None:
+            extra = (tuple(sizes), clash, position)
+            self._record(Conflict("reshape_count", node, (shape,), "unflatten", extra))
+            return None
+        new = model.resolve_view_sizes(part, sizes)
+        if new is None:
+            return None
+        dims = shape.dims[:position] + tuple(new) + shape.dims[position + 1 :]
+        return Shape.contiguous(dims) if shape.is_contiguous else Shape(dims)
 
     def _note_batch_literal(self, node: cst.Call, name: str, shape: Shape, args: Args) -> None:
         """`x.view(64, ...)` in forward, where x's first dim is the batch."""
@@ -972,8 +994,8 @@ def _shape_method(flow: FunctionShapes, node, name: str, shape: Shape, args: Arg
     if not args.complete:
         return None
     if name == "t":
-        if shape.rank is None and shape.min_rank >= 2:
-            return Shape((model.fresh(), model.fresh()), (1, 0))
+        if shape.rank is None and shape.min_rank >= 2 and shape.dense:
+            return Shape((model.fresh(), model.fresh()), (1, 0))  # `t()` needs rank <= 2
         return flow._transpose(shape, 0, 1) if shape.rank == 2 else shape if shape.rank else None
     if name in ("transpose", "swapaxes", "swapdims"):
         a, b = as_dim(args.get(0, "dim0")), as_dim(args.get(1, "dim1"))
@@ -1017,6 +1039,8 @@ def _shape_method(flow: FunctionShapes, node, name: str, shape: Shape, args: Arg
         return Shape.contiguous(model.mul(a, b) for a, b in zip(padded, sizes, strict=True))
     if name in ("topk", "sort"):
         return _topk(name, shape, args)
+    if name == "unflatten":
+        return flow._unflatten(node, shape, args)
     if name == "argsort":
         return _keep(shape)
     return None
@@ -1029,13 +1053,16 @@ def _topk(name: str, shape: Shape, args: Args) -> Value:
     if not isinstance(dim, int):
         return None
     if shape.dims is None:
-        result = Shape.unknown(min_rank=max(shape.min_rank, dim + 1 if dim >= 0 else -dim))
+        rank = max(shape.min_rank, dim + 1 if dim >= 0 else -dim)
+        result = Shape(None, None, rank, dense=name == "topk")  # topk allocates its outputs
         return (result, result)
     position = model.normalize_dim(dim, len(shape.dims))
     if position is None:
         return None
     dims = list(shape.dims)
-    if name == "topk":
-        dims[position] = k if k is not None else model.fresh()
+    if name == "sort":
+        result = Shape(tuple(dims))  # sort keeps the input's layout, topk allocates
+        return (result, result)
+    dims[position] = k if k is not None else model.fresh()
     result = Shape.contiguous(dims)
     return (result, result)

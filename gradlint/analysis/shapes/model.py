@@ -121,6 +121,7 @@ class Shape:
     order: tuple[int, ...] | None = None
     min_rank: int = 0
     lead: Dim | None = None
+    dense: bool = False  # contiguous although the rank is unknown (a fresh topk result)
     origin: cst.CSTNode | None = field(default=None, compare=False)  # reshape that made it
 
     @classmethod
