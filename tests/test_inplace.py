@@ -414,3 +414,21 @@ class Resize(torch.autograd.Function):
         )
         == []
     )
+
+
+def test_data_projection_before_forward_uses_the_parameter_is_quiet():
+    assert (
+        _codes(
+            """
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(3, 3))
+
+    def forward(self, x):
+        self.weight.data.clamp_(min=0)
+        return F.linear(x, self.weight)
+"""
+        )
+        == []
+    )

@@ -85,6 +85,8 @@ class Edit:
 
 @dataclass
 class FunctionInfo:
+    """A function of the file: its class, its grad mode, and what its callers tell."""
+
     node: cst.FunctionDef
     owner: ClassInfo | None
     grad_enabled: bool
@@ -333,11 +335,11 @@ class BodyWalk:
             self.statement = statement
             self.eval(statement.test)
             self._block(statement.body.body)
-            if statement.orelse is not None:
-                orelse = statement.orelse
-                self._statement(orelse) if isinstance(orelse, cst.If) else self._block(
-                    orelse.body.body
-                )
+            orelse = statement.orelse
+            if isinstance(orelse, cst.If):
+                self._statement(orelse)
+            elif orelse is not None:
+                self._block(orelse.body.body)
         elif isinstance(statement, cst.For):
             self.statement = statement
             self._bind_loop(statement)
