@@ -42,7 +42,7 @@ class RunResult:
 
 def file_error(path: str, message: str, config: Config) -> list[Diagnostic]:
     """A GL001 at line 1 for a file that could not be read or parsed at all."""
-    if not config.is_selected("GL001"):
+    if not config.is_selected("GL001") or "GL001".startswith(config.ignored_in(path)):
         return []
     from gradlint.catalogue import load_catalogue
 

@@ -135,3 +135,11 @@ def test_an_exception_in_a_worker_is_an_internal_error_of_that_file(tmp_path, mo
     assert [os.path.basename(d.path) for d in result.diagnostics] == ["b.py"]
     (error,) = result.internal_errors
     assert error.startswith(f"{paths[0]}: internal error") and "ValueError: checker bug" in error
+
+
+def test_unreadable_files_follow_select_and_per_file_ignores(tmp_path):
+    missing = str(tmp_path / "vendor" / "gone.py")
+    assert [d.code for d in runner.run([missing], ONLY).diagnostics] == ["GL001"]
+    assert runner.run([missing], Config(ignore=("GL0",))).diagnostics == []
+    vendored = Config(per_file_ignores={"vendor/*": ("GL001",)}, root=tmp_path)
+    assert runner.run([missing], vendored).diagnostics == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
 import libcst as cst
@@ -56,10 +57,15 @@ class Checker:
 
 def load_checkers() -> list[type[Checker]]:
     """Import every module of this package once; returns the registered checkers."""
-    if not CHECKERS:
-        for info in pkgutil.iter_modules(__path__):
-            importlib.import_module(f"{__name__}.{info.name}")
+    _import_families()
     return CHECKERS
+
+
+@cache
+def _import_families() -> None:
+    # Not `if not CHECKERS`: a test importing one family first would hide all the others.
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")
 
 
 def registered_codes() -> set[str]:
