@@ -386,3 +386,53 @@ def test_autograd_grad_consumes_the_graph_unless_create_graph():
         """
     )
     assert found == ["GL305"]
+
+
+@pytest.mark.parametrize(
+    "freeze",
+    [
+        "backbone.requires_grad_(False)",
+        "for p in backbone.parameters():\n    p.requires_grad = False",
+    ],
+)
+def test_features_of_a_frozen_backbone_carry_no_graph(freeze):
+    source = f"""
+import torch
+import torch.nn as nn
+
+backbone, heads = nn.Linear(3, 4), [nn.Linear(4, 1), nn.Linear(4, 1)]
+{freeze}
+features = backbone(torch.randn(2, 3))
+for head in heads:
+    head(features).sum().backward()
+"""
+    assert not codes(source)
+
+
+def test_features_of_a_trained_backbone_reused_across_iterations():
+    found = lint(
+        """
+        import torch
+        import torch.nn as nn
+
+        backbone = nn.Linear(3, 4)
+        heads = [nn.Linear(4, 1), nn.Linear(4, 1)]
+        features = backbone(torch.randn(2, 3))
+        for head in heads:
+            head(features).sum().backward()
+        """
+    )
+    assert [(d.code, d.line) for d in found] == [("GL305", 9)]
+
+
+def test_one_line_blocks_are_replayed():
+    found = codes(
+        """
+        import torch
+
+        model = torch.nn.Linear(3, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x in [torch.randn(2, 3)] * 2: model(x).sum().backward(); opt.step()
+        """
+    )
+    assert found == ["GL503"]

@@ -49,6 +49,10 @@ def sub_expressions(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield from sub_expressions(child)
 
 
+def _is_false(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "False"
+
+
 def _parameter_owners(args: cst.CSTNode) -> set[str]:
     """`m` for each `m.parameters()` / `m.named_parameters()` inside an optimizer's args."""
     owners = set()
@@ -74,14 +78,41 @@ class FileFacts:
     schedulers: set[str] = field(default_factory=set)
     scalers: set[str] = field(default_factory=set)
     others: set[str] = field(default_factory=set)  # bound to some other known call
+    frozen: set[str] = field(default_factory=set)  # modules whose parameters are frozen
 
     def note_call(self, node: cst.Call) -> None:
-        """`m.parameters()` / `m.train()` prove `m` holds a module."""
+        """`m.parameters()` / `m.train()` prove `m` holds a module; `m.requires_grad_(False)`
+        freezes it."""
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _MODULE_USAGE:
-            name = dotted(func.value)
-            if name and name not in self.optimizers:
-                self.modules.add(name)
+        if not isinstance(func, cst.Attribute) or not (name := dotted(func.value)):
+            return
+        if func.attr.value in _MODULE_USAGE and name not in self.optimizers:
+            self.modules.add(name)
+        elif func.attr.value == "requires_grad_" and node.args and _is_false(node.args[0].value):
+            self.frozen.add(name)
+
+    def note_loop(self, node: cst.For) -> None:
+        """`for p in m.parameters(): p.requires_grad = False` freezes `m`."""
+        call = node.iter
+        if not (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value in ("parameters", "named_parameters")
+            and (owner := dotted(call.func.value))
+        ):
+            return
+        for statement in sub_expressions(node.body):
+            if isinstance(statement, cst.Assign) and _is_false(statement.value):
+                targets = [t.target for t in statement.targets]
+                if any(
+                    isinstance(t, cst.Attribute) and t.attr.value == "requires_grad"
+                    for t in targets
+                ):
+                    self.frozen.add(owner)
+
+    def trains(self, name: str | None) -> bool:
+        """`name` holds a module whose parameters (may) require grad."""
+        return name in self.modules and name not in self.frozen and name not in self.losses
 
     def note_binding(self, target: str, value: cst.BaseExpression, checker: Checker) -> None:
         """`target = value`: what a constructor call makes of the name."""
@@ -141,6 +172,9 @@ class FactsCollector(Checker):
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None and (name := dotted(node.target)):
             self.facts.note_binding(name, node.value, self)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.facts.note_loop(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         owner = self.scope.function.owner
@@ -211,7 +245,7 @@ class _Evaluator:
         name = dotted(expr)
         if name in self.env:
             return self.env[name]
-        if name in self.facts.parameters or name in self.facts.modules:
+        if name in self.facts.parameters or self.facts.trains(name):
             return GRAD  # a module passed along carries its parameters
         if name and name.startswith("self."):
             return UNKNOWN
@@ -261,9 +295,9 @@ class _Evaluator:
         if qualified is not None:
             return self.function(node, qualified, args)
         callee = dotted(node.func)
-        if callee in self.facts.losses:
+        if callee in self.facts.losses or callee in self.facts.frozen:
             return combine(args)
-        if callee in self.facts.modules:
+        if self.facts.trains(callee):
             return GRAD
         if isinstance(node.func, cst.Attribute):
             return self.method(node, node.func, args)
@@ -289,7 +323,7 @@ class _Evaluator:
     def method(self, node: cst.Call, func: cst.Attribute, args: list[State]) -> State:
         receiver = self.state(func.value)
         attr = func.attr.value
-        if dotted(func.value) in self.facts.modules:
+        if self.facts.trains(dotted(func.value)):
             return GRAD  # `model.encode(x)`: a method of a module with parameters
         if attr in GRAPH_CUT_METHODS:
             return _cut(GRAPH_CUT_METHODS[attr], node, f"`.{attr}()`", receiver)
@@ -395,6 +429,8 @@ class _FunctionFlow:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 self.small(small, grad)
+        elif isinstance(statement, cst.BaseSmallStatement):  # `if c: loss.backward()`
+            self.small(statement, grad)
         elif isinstance(statement, cst.If):
             before = dict(env)
             self.block(statement.body.body, grad)

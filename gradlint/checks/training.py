@@ -209,6 +209,8 @@ class _Replay:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 self.small(small, grad)
+        elif isinstance(statement, cst.BaseSmallStatement):  # `if c: loss.backward()`
+            self.small(statement, grad)
         elif isinstance(statement, cst.If):
             self.branch("if", statement, 0, statement.body.body, grad)
             orelse = statement.orelse
@@ -324,12 +326,12 @@ class _Replay:
         arguments = frozenset().union(*(self.closure(a.value) for a in call.args))
         callee = dotted(func)
         facts = self.checker.facts
-        if callee is not None and callee in facts.modules and callee not in facts.losses:
+        if facts.trains(callee):
             self.records.append(Record(callee, self.tick()))
             return arguments | {len(self.records) - 1}
         if isinstance(func, cst.Attribute) and not qualified:
             owner = dotted(func.value)
-            if owner in facts.modules and func.attr.value == "forward":
+            if facts.trains(owner) and func.attr.value == "forward":
                 self.records.append(Record(owner, self.tick()))
                 return arguments | {len(self.records) - 1}
             return arguments if owner in facts.modules else arguments | self.closure(func.value)
