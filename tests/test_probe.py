@@ -386,6 +386,24 @@ def test_exec_probes_write_only_inside_their_temp_dir(exec_run):
     assert sorted(p.name for p in directory.iterdir()) == sorted(EXEC_FILES)  # no __pycache__
 
 
+def test_plan_reads_argument_tuples():
+    source = textwrap.dedent(
+        """
+        import torch
+        class Pair(torch.nn.Module):
+            def forward(self, x, y):
+                return x + y
+        example_args = (torch.randn(3, 2), torch.ones(2))
+        model = Pair()
+        model(*example_args)
+        """
+    )
+    plan = plan_exec("/x/pair.py", source)
+    pair = ["torch.randn(3, 2)", "torch.ones(2)"]
+    assert plan["classes"][0]["inputs"] == [pair]
+    assert plan["file_inputs"] == [pair]
+
+
 def test_unknown_mode_is_rejected():
     with pytest.raises(ValueError, match="probe mode"):
         run_probes([], mode="always")

@@ -257,7 +257,7 @@ def _build(torch, cls, plan: dict):
     return cls(*args, **kwargs), f"{cls.__name__}({shown})"
 
 
-def probe_module_class(torch, cls, plan: dict, file_tensors: list[str], path, tracer) -> dict:
+def probe_module_class(torch, cls, plan: dict, file_inputs: list[list[str]], path, tracer):
     run = {"class": cls.__name__, "line": plan["line"], "end_line": plan["end_line"]}
     try:
         with tracer:
@@ -268,9 +268,11 @@ def probe_module_class(torch, cls, plan: dict, file_tensors: list[str], path, tr
         return run
     instance.train()
     candidates = [(inputs, "call") for inputs in plan["inputs"]]
-    if not candidates and _required_positionals(instance) == 1:
-        candidates = [([t], "file") for t in file_tensors]
-        candidates += [(guess, "layer") for guess in _input_guesses(torch, instance)]
+    arity = _required_positionals(instance)
+    if not candidates:
+        candidates = [(inputs, "file") for inputs in file_inputs if len(inputs) == arity]
+        if arity == 1:
+            candidates += [(guess, "layer") for guess in _input_guesses(torch, instance)]
     if not candidates:
         run.update(context=built, skipped="cannot infer the inputs of forward")
         return run
@@ -387,7 +389,7 @@ def _probe_module(torch, request: dict, path: str, name: str) -> dict:
                 and cls.__module__ == name
             ):
                 runs.append(
-                    probe_module_class(torch, cls, plan, request["file_tensors"], path, tracer)
+                    probe_module_class(torch, cls, plan, request["file_inputs"], path, tracer)
                 )
     runs.extend(gradcheck_functions(torch, capture, path, tracer))
     runs.extend(import_runs)  # last: a class run describes the same error better

@@ -134,6 +134,8 @@ class _Bindings:
 
     instances: dict[str, str] = field(default_factory=dict)  # name -> class name
     tensors: dict[str, str] = field(default_factory=dict)  # name -> factory source
+    # name -> factory sources of a tuple / list of tensors (`example_args = (x, y)`)
+    argument_lists: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _bindings(tree: ast.Module, classes: set[str]) -> _Bindings:
@@ -152,6 +154,10 @@ def _bindings(tree: ast.Module, classes: set[str]) -> _Bindings:
             found.instances[target.id] = value.func.id
         elif source := tensor_factory(value):
             found.tensors[target.id] = source
+        elif isinstance(value, ast.Tuple | ast.List) and value.elts:
+            sources = [tensor_factory(e) for e in value.elts]
+            if all(sources):
+                found.argument_lists[target.id] = sources
     return found
 
 
@@ -171,7 +177,11 @@ def _call_site_inputs(tree: ast.Module, bindings: _Bindings, class_name: str) ->
             continue
         if bindings.instances.get(node.func.id) != class_name or node.keywords:
             continue
-        sources = [_input_source(a, bindings) for a in node.args]
+        if len(node.args) == 1 and isinstance(starred := node.args[0], ast.Starred):
+            name = starred.value.id if isinstance(starred.value, ast.Name) else ""
+            sources = bindings.argument_lists.get(name)
+        else:
+            sources = [_input_source(a, bindings) for a in node.args]
         if sources and all(sources) and sources not in found:
             found.append(sources)
     return found
@@ -279,7 +289,9 @@ def plan_exec(path: str, source: str) -> dict | None:
         "kind": "exec",
         "path": path,
         "classes": classes,
-        "file_tensors": sorted(set(bindings.tensors.values())),
+        # argument lists a forward may take, in the order the file binds them
+        "file_inputs": [[t] for t in dict.fromkeys(bindings.tensors.values())]
+        + list(bindings.argument_lists.values()),
     }
 
 
