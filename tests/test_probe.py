@@ -213,6 +213,22 @@ class Stem(nn.Module):
 """
 
 
+DETACHED = """
+import torch.nn as nn
+
+
+class Cut(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 2)
+
+    def forward(self, x):
+        hidden = self.a(x).detach()
+        return self.b(hidden)
+"""
+
+
 ANNOTATED = """
 from __future__ import annotations
 
@@ -272,6 +288,7 @@ EXEC_FILES |= {
     "clean.py": "import torch\nx = torch.ones(3)\ny = x.view(3)\n",
     "kernel.py": GUESSED_TOO_SMALL,
     "annotated.py": ANNOTATED,
+    "detached.py": DETACHED,
     "writes.py": MARKER_MODULE.format(marker="absolute-marker.txt"),
 }
 EXEC_TIMEOUT = 6.0  # generous: the machine running the tests may be busy
@@ -284,6 +301,7 @@ EXEC_FINDINGS = {
     "container": ("ignored.py", 11, "GL502", Severity.WARNING),
     "reshape": ("shapes.py", 12, "GL403", Severity.ERROR),
     "view": ("clean.py", 3, "GL401", Severity.ERROR),
+    "detach": ("detached.py", 12, "GL202", Severity.WARNING),
 }
 
 
@@ -334,6 +352,14 @@ def test_exec_probe_confirms_structural_findings(exec_run):
     assert findings["unregistered"].probe["verdict"] == "confirmed"
     assert "`self.extra`" in findings["unregistered"].probe["message"]
     assert findings["container"].probe["verdict"] == "confirmed"
+
+
+def test_parameters_left_without_gradient_confirm_a_graph_cut(exec_run):
+    findings, _, _ = exec_run
+    assert findings["detach"].probe == {
+        "verdict": "confirmed",
+        "message": "after `loss.backward()` `a.weight`, `a.bias` still have no gradient",
+    }
 
 
 def test_exec_probe_confirms_the_error_a_finding_predicts(exec_run):

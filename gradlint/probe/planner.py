@@ -22,6 +22,9 @@ TENSOR_FACTORIES = frozenset(
     {"randn", "rand", "zeros", "ones", "empty", "full", "randint", "tensor", "arange", "eye"}
 )
 _MESSAGE_LIMIT = 300
+# Rule families predicting that gradients stop flowing: parameters without `.grad` after
+# the code probe's backward confirm them.
+GRAPH_CUT_RULES = ("GL2",)
 
 
 def verdict(kind: str, message: str) -> dict:
@@ -369,10 +372,14 @@ def _class_run(outcome: dict, line: int) -> dict | None:
     return None
 
 
-def _structural_verdict(d: Diagnostic, run: dict, source_line: str) -> dict | None:
-    """Verdicts that need no exception: an ignored `backward`, unregistered tensors."""
+def _structural_verdict(d: Diagnostic, run: dict, source_line: str, ran: bool) -> dict | None:
+    """Verdicts that need no exception: an ignored `backward`, unregistered tensors,
+    parameters a graph-cutting line (`ran`) left without gradient."""
     if not run.get("ran_backward"):
         return None
+    if d.code.startswith(GRAPH_CUT_RULES) and ran and run.get("grad_none"):
+        names = ", ".join(f"`{n}`" for n in run["grad_none"])
+        return verdict(CONFIRMED, f"after `loss.backward()` {names} still have no gradient")
     for name, called in run.get("backward_methods", {}).items():
         if re.search(rf"\bdef {name}\b", source_line):
             if called:
@@ -415,7 +422,8 @@ def exec_verdicts(
             continue
         run = _class_run(outcome, d.line)
         source_line = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
-        found = _structural_verdict(d, run, source_line) if run else None
+        ran = d.line in set(outcome.get("executed", []))
+        found = _structural_verdict(d, run, source_line, ran) if run else None
         if found is None and d.line in executed and d.severity is Severity.ERROR:
             found = verdict(REFUTED, "the code probe ran this line and torch raised nothing")
         if found is None and run and run.get("error"):
