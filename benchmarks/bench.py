@@ -4,6 +4,7 @@ with TorchFix when it is installed; print files/s, lines/s, peak memory and the 
     python benchmarks/bench.py                       # the installed torch package's sources
     python benchmarks/bench.py src/ --jobs 4         # any paths
     python benchmarks/bench.py --torchfix /path/to/venv/bin/torchfix --sample 200
+    python benchmarks/bench.py --files 300           # a spread sample, for a busy machine
     python benchmarks/bench.py --profile             # cProfile of the engine, in-process
 
 Every tool runs as a subprocess, timed by wall clock and by CPU time (user + system, its
@@ -147,6 +148,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="pool size")
     parser.add_argument("--torchfix", help="the torchfix executable (default: on PATH)")
     parser.add_argument(
+        "--files", type=int, help="lint only this many files, spread over the corpus"
+    )
+    parser.add_argument(
         "--sample", type=int, default=100, help="files compared with torchfix (default 100)"
     )
     parser.add_argument("--repeat", type=int, default=5, help="runs of the one-file timing")
@@ -159,6 +163,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     roots = args.paths or [torch_sources()]
     files = python_files(roots)
+    if args.files:
+        files = spread_sample(files, args.files)
     if not files:
         sys.exit("bench: no Python files")
     if args.profile:
