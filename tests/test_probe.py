@@ -289,6 +289,7 @@ EXEC_FILES |= {
     "kernel.py": GUESSED_TOO_SMALL,
     "annotated.py": ANNOTATED,
     "detached.py": DETACHED,
+    "reads.py": "import torch\nweights = open('weights.txt').read()\n",
     "writes.py": MARKER_MODULE.format(marker="absolute-marker.txt"),
 }
 EXEC_TIMEOUT = 6.0  # generous: the machine running the tests may be busy
@@ -393,6 +394,11 @@ def test_jaxtyping_annotations_give_the_input_shapes(exec_run):
     assert error.line == 13
     assert "Project() on inputs torch.randn(3, 10)" in error.message
     assert "mat1 and mat2 shapes cannot be multiplied (3x10 and 20x4)" in error.message
+
+
+def test_an_error_torch_did_not_raise_is_no_finding(exec_run):
+    """A data file missing from the sandbox's directory is no torch error."""
+    assert _added(exec_run, "reads.py") == []
 
 
 def test_exec_probe_gradchecks_autograd_functions(exec_run):

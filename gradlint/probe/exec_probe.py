@@ -91,8 +91,25 @@ def _anomaly_lines(caught: list, path: str) -> list[int]:
     return []
 
 
+def _raised_by_torch(error: BaseException) -> bool:
+    """torch's C++ ops raise RuntimeError from the calling line; its Python raises inside
+    the torch package. A missing data file or module of the project is neither."""
+    import torch
+
+    frames = traceback.extract_tb(error.__traceback__)
+    package = os.path.dirname(torch.__file__)
+    return isinstance(error, RuntimeError) or bool(
+        frames and frames[-1].filename.startswith(package + os.sep)
+    )
+
+
 def _error(error: BaseException, lines: list[int]) -> dict:
-    return {"type": type(error).__name__, "message": str(error), "lines": lines}
+    return {
+        "type": type(error).__name__,
+        "message": str(error),
+        "lines": lines,
+        "torch": _raised_by_torch(error),
+    }
 
 
 def _evaluate(torch, source: str):

@@ -311,8 +311,9 @@ class RuntimeFailure:
     context: str  # how the probe got there, e.g. "MyModule(20, 5) on inputs torch.randn(1, 20)"
     backward: bool = False  # raised by autograd; `lines` is the forward trace of the node
     span: tuple[int, int] | None = None  # the autograd.Function a gradcheck failure is about
-    # False when the inputs were only shaped for the module's layers: the error may be the
-    # guess's fault, so it can confirm a finding that predicts it but is no GL901 itself.
+    # False when torch did not raise it (a missing data file...) or the inputs were only
+    # shaped for the module's layers (the guess's fault?): it can confirm a finding that
+    # predicts it but is no GL901 itself.
     reportable: bool = True
 
 
@@ -330,7 +331,7 @@ def _failures(outcome: dict) -> list[RuntimeFailure]:
                     run["context"],
                     backward=run.get("phase") == "backward",
                     span=(run["line"], run["end_line"]) if gradcheck else None,
-                    reportable=run.get("inputs_from") != "layer",
+                    reportable=error["torch"] and run.get("inputs_from") != "layer",
                 )
             )
     return found
