@@ -1,6 +1,8 @@
 """Output formats, read back the way their consumers read them."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -251,3 +253,21 @@ def test_sarif_without_findings_is_a_valid_empty_run(tmp_path):
     text = render([], "sarif", {})
     check_sarif_required(json.loads(text))
     assert read_with_sarif_tools(tmp_path, text).get_result_count() == 0
+
+
+def test_cli_sarif_output_is_summarised_by_the_sarif_tools_cli(tmp_path):
+    report = tmp_path / "gradlint.sarif"
+    lint = [sys.executable, "-m", "gradlint", "--jobs", "1", "--format", "sarif"]
+    done = subprocess.run([*lint, "--output", str(report), str(EXAMPLE)], capture_output=True)
+    assert done.returncode == 1, done.stderr
+    sarif_cli = Path(sys.executable).with_name("sarif")
+    summary = subprocess.run(
+        [str(sarif_cli), "--check", "warning", "summary", str(report)],
+        capture_output=True,
+        text=True,
+    )
+    assert summary.returncode == 1  # --check: findings at warning level or above
+    findings, _ = example_findings()
+    warnings = sum(d.severity == Severity.WARNING for d in findings)
+    assert f"warning: {warnings}" in summary.stdout
+    assert all(d.code in summary.stdout for d in findings)
