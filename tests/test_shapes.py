@@ -329,3 +329,34 @@ def test_tensor_only_methods_are_tensor_methods_numpy_lacks():
     for name in torch_ops.SHAPE_TENSOR_ONLY_METHODS:
         assert hasattr(torch.Tensor, name), name
         assert not hasattr(numpy.ndarray, name), name
+
+
+def test_comprehension_names_are_not_the_function_names():
+    program = "y = [x.view(7, 3) for x in [torch.randn(3, 7)]]"
+    source = PRELUDE + program + "\n"
+    module = parse("case.py", source)
+    file = FileContext("case.py", module, Config())
+    analysis = file.shapes.analysis(None)
+    assert not any(analysis.conflicts.values())
+
+
+def test_walrus_match_and_del_rebind_names():
+    assert infer("if (z := torch.randn(4)) is not None:\n    pass\ny = z").dims == (4,)
+    assert infer("z = torch.randn(4)\ndel z\nz = z if False else z\ny = z") is None
+    program = "z = torch.randn(4)\nmatch 1:\n    case 1:\n        z = torch.randn(5)\ny = z"
+    assert infer(program) is None
+
+
+def test_elif_that_returns_does_not_hide_its_else():
+    program = (
+        "def f(a):\n    z = torch.randn(2)\n    if a:\n        z = torch.randn(3)\n"
+        "    elif a is None:\n        return\n    else:\n        z = torch.randn(4)\n    return z\n"
+        "y = torch.randn(1)"
+    )
+    source = PRELUDE + program + "\n"
+    module = parse("case.py", source)
+    file = FileContext("case.py", module, Config())
+    function = module.body[-2]
+    analysis = file.shapes.analysis(function)
+    returned = function.body.body[-1].body[0].value
+    assert analysis.shape_of(returned) is None

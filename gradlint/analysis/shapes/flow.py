@@ -18,6 +18,7 @@ from gradlint.analysis.context import ClassInfo
 from gradlint.analysis.names import dotted
 from gradlint.analysis.shapes import model
 from gradlint.analysis.shapes.model import Dim, Prod, Shape, Sym
+from gradlint.analysis.walk import iter_nodes
 
 if TYPE_CHECKING:
     from gradlint.analysis.shapes.file import FileShapes
@@ -29,6 +30,7 @@ JAXTYPING_KINDS = frozenset(
 )
 _MAX_LOOP_ROUNDS = 6
 _ABSENT = object()  # a slice bound that was not written
+_OWN_SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,15 @@ def _terminates(block: cst.BaseSuite) -> bool:
             isinstance(s, cst.Return | cst.Raise | cst.Continue | cst.Break) for s in last.body
         )
     return False
+
+
+def _assigned_names(node: cst.CSTNode) -> set[str]:
+    """Every plain name a statement may bind or delete (targets, `del`, `global`, ...)."""
+    names = set()
+    for child in iter_nodes(node):
+        if isinstance(child, cst.Name):
+            names.add(child.value)
+    return names
 
 
 def join_env(a: dict, b: dict) -> dict:
@@ -190,6 +201,9 @@ class FunctionShapes:
             self._try(statement, env)
         elif isinstance(statement, cst.FunctionDef | cst.ClassDef):
             env.pop(statement.name.value, None)
+        else:  # match and other statements: whatever they bind becomes unknown
+            for name in _assigned_names(statement):
+                env.pop(name, None)
 
     def _small(self, small: cst.CSTNode, env: dict) -> None:
         if isinstance(small, cst.Assign):
@@ -205,6 +219,9 @@ class FunctionShapes:
             self._bind(small.target, value, env)
         elif isinstance(small, cst.Expr | cst.Return) and small.value is not None:
             self.ev(small.value, env)
+        else:  # del, global, import, ...: names they touch become unknown
+            for name in _assigned_names(small):
+                env.pop(name, None)
 
     def _if(self, statement: cst.If, env: dict) -> None:
         self.ev(statement.test, env)
@@ -217,7 +234,7 @@ class FunctionShapes:
             self._block(statement.orelse.body.body, other)
         if _terminates(statement.body):
             result = other
-        elif statement.orelse is not None and _terminates(statement.orelse.body):
+        elif isinstance(statement.orelse, cst.Else) and _terminates(statement.orelse.body):
             result = taken
         else:
             result = join_env(taken, other)
@@ -315,6 +332,12 @@ class FunctionShapes:
             return body if body == orelse else None
         if isinstance(node, cst.SimpleString):
             return literal_str(node)
+        if isinstance(node, _OWN_SCOPES):
+            return None  # their names are not this function's: never read them from env
+        if isinstance(node, cst.NamedExpr):
+            value = self.ev(node.value, env)
+            self._bind(node.target, value, env)
+            return value
         for child in node.children:  # still record what is inside (comprehensions, ...)
             if isinstance(child, cst.BaseExpression):
                 self.ev(child, env)

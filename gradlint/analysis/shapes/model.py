@@ -144,9 +144,6 @@ class Shape:
     def numel(self) -> Dim:
         return mul(*self.dims) if self.dims is not None else fresh()
 
-    def with_dims(self, dims, order=None) -> Shape:
-        return Shape(tuple(dims), order)
-
     def __str__(self) -> str:
         if self.dims is None:
             return "(...)"
@@ -315,10 +312,6 @@ def out_of_order_merge(shape: Shape, new: list[Dim]) -> list[int] | None:
             if high < low or any(low < shape.order[c] < high for c in sized):
                 return olds
     return None
-
-
-def after_view(shape: Shape, new: list[Dim], origin: cst.CSTNode | None = None) -> Shape:
-    return Shape.contiguous(new, origin) if shape.is_contiguous else Shape(tuple(new))
 
 
 def permuted(shape: Shape, perm: list[int]) -> Shape | None:
