@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
-import itertools
 import os
 import re
 import sys
@@ -27,7 +26,7 @@ _ANOMALY_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 BATCH = 3  # batch size of inferred inputs (>1 so that batch norm can train)
 SPATIAL = 8  # length / height / width of inferred sequence and image inputs
 GRADCHECK_MAX_ELEMENTS = 4096
-_counter = itertools.count()
+MODULE_NAME = "_gradlint_probed_module"  # not __main__: `if __name__ == "__main__"` stays off
 
 
 class LineTracer:
@@ -358,20 +357,13 @@ def _import(path: str, name: str):
 
 
 def probe_file(request: dict) -> dict:
+    """Runs in a fork of the worker, so what the module changes dies with the fork."""
     import torch
 
     path = os.path.abspath(request["path"])
-    name = f"_gradlint_probe_{next(_counter)}"
-    sys.dont_write_bytecode = True
-    sys.path.insert(0, os.path.dirname(path))
-    try:
-        return _probe_module(torch, request, path, name)
-    finally:
-        sys.path.remove(os.path.dirname(path))
-        sys.modules.pop(name, None)
-
-
-def _probe_module(torch, request: dict, path: str, name: str) -> dict:
+    name = MODULE_NAME
+    sys.dont_write_bytecode = True  # no __pycache__ next to the project's file
+    sys.path.insert(0, os.path.dirname(path))  # its sibling modules import
     tracer = LineTracer(path)
     runs, import_runs = [], []
     with FunctionCapture(torch, name) as capture:
