@@ -555,13 +555,13 @@ class FunctionShapes:
             if any(s is None for s in sizes):
                 return None
             dims = [model.fresh() if s == -1 else s for s in sizes]
-            return Shape(tuple(dims), origin=node if -1 in sizes else None)
+            return Shape(tuple(dims), origin=node if _folds_into_rows(sizes) else None)
         if name == "view":
             merged = model.out_of_order_merge(shape, new)
             if merged is not None:
                 self._record(Conflict("view_order", node, (shape,), name, (tuple(new), merged)))
                 return None
-        origin = node if -1 in sizes else None
+        origin = node if _folds_into_rows(sizes) else None
         if shape.is_contiguous:
             return Shape.contiguous(new, origin)
         return Shape(tuple(new), origin=origin)
@@ -669,6 +669,11 @@ def _dim_arithmetic(operator, a: Dim, b: Dim) -> Dim | None:
         if isinstance(operator, cst.Subtract):
             return a - b
     return None
+
+
+def _folds_into_rows(sizes: list) -> bool:
+    """`reshape(-1, 10)`: the -1 leads and the feature size is written out (GL403)."""
+    return -1 in sizes[:-1]
 
 
 def _sizes(args: Args, start: int, keyword: str = "size") -> list[Dim | None] | None:
