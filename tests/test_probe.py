@@ -9,6 +9,7 @@ import pytest
 from gradlint.diagnostic import Diagnostic, Severity, Witness
 from gradlint.probe import ProbeUnavailable, run_probes
 from gradlint.probe.planner import plan_exec
+from gradlint.probe.sandbox import Sandbox
 
 LEAF_PROGRAM = """
 import torch
@@ -76,22 +77,37 @@ def witness_run(tmp_path_factory):
         "raise AssertionError('parameter grad stayed None')\n", "parameter grad stayed None"
     )
     findings["unprobed"] = Diagnostic("model.py", 9, 1, 9, 2, "GL303", "no witness")
-    result = run_probes(
-        list(findings.values()), timeout=2.0, sources={str(module): module.read_text()}
-    )
-    return findings, result, directory
+    sandboxes = []
+
+    class Recorded(Sandbox):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            sandboxes.append(self)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("gradlint.probe.Sandbox", Recorded)
+        result = run_probes(
+            list(findings.values()), timeout=2.0, sources={str(module): module.read_text()}
+        )
+    return findings, result, directory, sandboxes
 
 
 def test_hostile_witnesses_end_inconclusive_and_the_run_goes_on(witness_run):
-    findings, result, _ = witness_run
+    findings, result, _, _ = witness_run
     assert len(result) == len(findings)
     for name, (_, reason) in HOSTILE.items():
         assert findings[name].probe["verdict"] == "inconclusive", name
         assert reason in findings[name].probe["message"], findings[name].probe
 
 
+def test_one_worker_started_once_serves_the_whole_run(witness_run):
+    """Hangs, exits and crashes end only the probe's fork: torch is imported once."""
+    _, _, _, sandboxes = witness_run
+    assert [s.starts for s in sandboxes] == [1]
+
+
 def test_witness_verdicts(witness_run):
-    findings, _, _ = witness_run
+    findings, _, _, _ = witness_run
     for name in ("leaf", "leaf again"):
         assert findings[name].probe == {"verdict": "confirmed", "message": LEAF_MESSAGE + "."}
     assert findings["silent"].probe["verdict"] == "confirmed"
@@ -102,7 +118,7 @@ def test_witness_verdicts(witness_run):
 
 
 def test_witness_probes_run_no_project_code(witness_run):
-    _, _, directory = witness_run
+    _, _, directory, _ = witness_run
     assert sorted(p.name for p in directory.iterdir()) == ["model.py"]
 
 
