@@ -125,10 +125,9 @@ def build_config(settings: dict, overrides: dict, root: Path, known_codes: set[s
     values: dict = {"root": root}
     for key in _LIST_KEYS:
         if key in merged:
-            values[key.replace("-", "_")] = _strings(key, merged[key])
-    for key in _CODE_KEYS:
-        if key in merged:
-            values[key.replace("-", "_")] = tuple(c.upper() for c in values[key.replace("-", "_")])
+            strings = _strings(key, merged[key])
+            upper = key in _CODE_KEYS  # rule codes are case-insensitive
+            values[key.replace("-", "_")] = tuple(s.upper() for s in strings) if upper else strings
     if "per-file-ignores" in merged:
         values["per_file_ignores"] = _per_file_ignores(merged["per-file-ignores"])
     if "no-grad-contexts" in merged:
