@@ -365,11 +365,11 @@ MODULE_CONTAINERS = frozenset(
 )
 
 # Checkpoint functions: without `use_reentrant` they warn and run the reentrant variant,
-# whose output does not require grad when no input does. -> sample arguments (`layer` is
-# an nn.Linear(4, 4), `x` a (4, 4) tensor that does not require grad).
+# whose output does not require grad when no input does. -> sample arguments (`layer` and
+# `layer2` are nn.Linear(4, 4), `x` a (4, 4) tensor that does not require grad).
 CHECKPOINT_FUNCTIONS: dict[str, str] = {
     "torch.utils.checkpoint.checkpoint": "layer, x",
-    "torch.utils.checkpoint.checkpoint_sequential": "torch.nn.Sequential(layer, layer), 2, x",
+    "torch.utils.checkpoint.checkpoint_sequential": "torch.nn.Sequential(layer, layer2), 2, x",
 }
 
 # Differentiable ops: applied to a float tensor that requires grad, the result has a
@@ -387,6 +387,7 @@ DIFFERENTIABLE_METHODS: dict[str, str] = {
     "mm": "(x)",
     "mul": "(2.0)",
     "add": "(1.0)",
+    "neg": "()",
     "permute": "(1, 0)",
     "pow": "(2)",
     "relu": "()",

@@ -6,16 +6,42 @@ import re
 
 import libcst as cst
 
+from gradlint.analysis.context import ClassInfo, ClassKind
+from gradlint.analysis.names import dotted
+from gradlint.analysis.torch_ops import DIFFERENTIABLE_METHODS, TENSOR_PRESERVING_METHODS
 from gradlint.checks import Checker
+from gradlint.diagnostic import Severity, Witness
 
 _BACKWARD_NAME = re.compile(r"(^backward$|_backward$|Backward$)")
-_GRAD_PARAM = re.compile(r"grad")
+# Parameter names that carry an incoming gradient: grad_output, grad, dout, d_y, delta...
+_GRADIENT_PARAM = re.compile(r"grad|delta|upstream|^d_?(out|output|outputs|y|z|h|l|loss)$", re.I)
 
 
-def _looks_like_gradient_method(node: cst.FunctionDef) -> bool:
-    """`def backward(self, grad_output)`: a method taking a gradient-like argument."""
-    names = [p.name.value for p in node.params.params[1:]]
-    return any(_GRAD_PARAM.search(name) for name in names) or node.name.value == "backward"
+def _parameter_names(node: cst.FunctionDef) -> list[str]:
+    return [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+
+
+def _is_static(node: cst.FunctionDef) -> bool:
+    return any(dotted(d.decorator) == "staticmethod" for d in node.decorators)
+
+
+class _References(cst.CSTVisitor):
+    """How a class body uses `self.<name>`: called, or passed on as a value (a hook)."""
+
+    def __init__(self) -> None:
+        self.called: set[cst.Attribute] = set()
+        self.values: set[str] = set()
+        self.runs_autograd = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute):
+            self.called.add(node.func)
+            if node.func.attr.value in ("backward", "grad"):
+                self.runs_autograd = True
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node not in self.called and dotted(node.value) == "self":
+            self.values.add(node.attr.value)
 
 
 class ModuleBackwardChecker(Checker):
@@ -23,17 +49,615 @@ class ModuleBackwardChecker(Checker):
 
     codes = ("GL303",)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        owner = self.scope.function.owner  # the scope has entered `node` already
-        if owner is None or not owner.is_module:
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        owner = self.file.index.by_node[node]
+        if not owner.is_module:
             return
-        name = node.name.value
-        if _BACKWARD_NAME.search(name) and _looks_like_gradient_method(node):
+        hooks = _References()
+        node.visit(hooks)
+        for name, method in owner.methods.items():
+            if not _BACKWARD_NAME.search(name) or name in hooks.values:
+                continue
+            if not any(_GRADIENT_PARAM.search(p) for p in _parameter_names(method)[1:]):
+                continue
+            body = _References()
+            method.visit(body)
+            if body.runs_autograd:  # a helper that hands the gradient on to autograd
+                continue
             self.report(
-                node.name,
+                method.name,
                 "GL303",
                 f"`{owner.name}.{name}` is never called by autograd: `loss.backward()` "
                 "differentiates the operations of `forward` and ignores methods of an "
                 "nn.Module; to define a custom gradient write a `torch.autograd.Function` "
                 "with static `forward(ctx, ...)` / `backward(ctx, ...)` and call it via `.apply`",
+                witness=_module_backward_witness(owner.name, name),
             )
+
+
+def _module_backward_witness(class_name: str, method: str) -> Witness:
+    expect = f"autograd never called {class_name}.{method}"
+    program = f"""import torch
+
+
+class {class_name}(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(3))
+        self.called = False
+
+    def forward(self, x):
+        return (x * self.weight).sum()
+
+    def {method}(self, grad_output):
+        self.called = True
+        return grad_output
+
+
+module = {class_name}()
+module(torch.randn(3)).backward()
+if not module.called:
+    raise AssertionError({expect!r})
+"""
+    return Witness(program, expect)
+
+
+# -- GL304 ---------------------------------------------------------------------------
+
+_BUILTIN_NON_TENSORS = {"int": "int", "float": "float", "bool": "bool", "len": "int", "str": "str"}
+_NON_TENSOR_METHODS = {"item": "float", "tolist": "list", "size": "torch.Size", "dim": "int"}
+_NON_TENSOR_LITERALS = {
+    cst.Integer: "int",
+    cst.Float: "float",
+    cst.SimpleString: "str",
+    cst.FormattedString: "str",
+    cst.ConcatenatedString: "str",
+    cst.List: "list",
+    cst.ListComp: "list",
+    cst.Tuple: "tuple",
+    cst.Dict: "dict",
+    cst.Set: "set",
+}
+# Decorators that leave a backward's return value alone.
+_TRANSPARENT_DECORATORS = re.compile(r"(^|\.)(staticmethod|once_differentiable|custom_bwd)$")
+_CONTEXT_NAMES = ("ctx", "self")
+
+
+def _returns(body: cst.CSTNode) -> list[cst.Return]:
+    """The return statements of a function body, not of functions nested in it."""
+    found: list[cst.Return] = []
+
+    class Returns(cst.CSTVisitor):
+        def visit_Return(self, node: cst.Return) -> None:
+            found.append(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+    body.visit(Returns())
+    return found
+
+
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
+
+
+def _is_gradient_tensor(expr: cst.BaseExpression, gradients: set[str]) -> bool:
+    """An incoming gradient, or a tensor op on one (`grad_output.neg() * ctx.scale`)."""
+    if isinstance(expr, cst.Name):
+        return expr.value in gradients
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
+        return _is_gradient_tensor(expr.left, gradients) or _is_gradient_tensor(
+            expr.right, gradients
+        )
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return _is_gradient_tensor(expr.expression, gradients)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        method = expr.func.attr.value
+        single = method in DIFFERENTIABLE_METHODS or method in TENSOR_PRESERVING_METHODS
+        return single and _is_gradient_tensor(expr.func.value, gradients)
+    return False
+
+
+def _gradient_count(node: cst.Return, gradients: set[str]) -> int | None:
+    """How many gradients a `return` hands back, None when unknown."""
+    value = node.value
+    if value is None or (isinstance(value, cst.Name) and value.value == "None"):
+        return 1
+    if isinstance(value, cst.Tuple):
+        if any(isinstance(el, cst.StarredElement) for el in value.elements):
+            return None
+        return len(value.elements)
+    return 1 if _is_gradient_tensor(value, gradients) else None
+
+
+def _trailing_nones(node: cst.Return, keep: int) -> bool:
+    """Whether every returned gradient after the first `keep` is a literal None."""
+    elements = node.value.elements if isinstance(node.value, cst.Tuple) else ()
+    return all(
+        isinstance(el.value, cst.Name) and el.value.value == "None" for el in elements[keep:]
+    )
+
+
+class _Bindings(cst.CSTVisitor):
+    """Names a function body loads, and names it binds."""
+
+    def __init__(self) -> None:
+        self.loaded: dict[str, cst.Name] = {}
+        self.bound: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.loaded.setdefault(node.value, node)
+
+    def _bind(self, target: cst.CSTNode | None) -> None:
+        if target is not None:
+            for name in _names_in(target):
+                self.bound.add(name)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._bind(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._bind(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._bind(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.bound.add(node.name.value)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.bound.update(n.name.value for n in node.names)
+
+
+def _names_in(target: cst.CSTNode) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, cst.Tuple | cst.List):
+        return [n for el in target.elements for n in _names_in(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names_in(target.value)
+    return []
+
+
+class FunctionContractChecker(Checker):
+    """GL304: `torch.autograd.Function` subclasses that break autograd's calling contract."""
+
+    codes = ("GL304",)
+
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        # `fn = MyFn()`: local name -> (the function binding it, the Function class)
+        self._instances: dict[str, tuple[cst.FunctionDef | None, ClassInfo]] = {}
+        self._module_names = {
+            name
+            for statement in file.module.body
+            if isinstance(statement, cst.SimpleStatementLine)
+            for small in statement.body
+            if isinstance(small, cst.Assign)
+            for target in small.targets
+            for name in _names_in(target.target)
+        }
+
+    # -- the class itself ----------------------------------------------------------------
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        info = self.file.index.by_node[node]
+        if info.kind is not ClassKind.AUTOGRAD_FUNCTION:
+            return
+        nested = self.scope.function is not None
+        for role in ("forward", "backward"):
+            method = info.methods.get(role)
+            if method is None:
+                continue
+            if _is_static(method):
+                self._check_static_signature(info, method)
+            else:
+                self._check_legacy_state(info, method)
+            if not nested:
+                self._check_unbound_context(info, method)
+        backward = info.methods.get("backward")
+        if backward is not None:
+            self._check_gradient_count(info, backward)
+
+    def _check_static_signature(self, info: ClassInfo, method: cst.FunctionDef) -> None:
+        params = method.params
+        names = _parameter_names(method)
+        role = method.name.value
+        if names[:2] == ["self", "ctx"]:
+            self.report(
+                method.name,
+                "GL304",
+                f"static `{info.name}.{role}` takes both `self` and `ctx`: autograd passes the "
+                "context as the first argument, so every argument shifts by one and torch "
+                f"raises TypeError; drop `self` and write `{role}(ctx, ...)`",
+                severity=Severity.ERROR,
+            )
+        elif role == "backward" and len(names) == 1 and not isinstance(params.star_arg, cst.Param):
+            self.report(
+                method.name,
+                "GL304",
+                f"static `{info.name}.backward` takes a single argument: autograd calls it as "
+                "`backward(ctx, *grad_outputs)` and raises TypeError (takes 1 positional "
+                "argument but 2 were given); write `backward(ctx, grad_output)`",
+                severity=Severity.ERROR,
+            )
+
+    def _check_legacy_state(self, info: ClassInfo, method: cst.FunctionDef) -> None:
+        """A non-static method reading state that only a legacy `__init__` sets."""
+        names = _parameter_names(method)
+        init = info.methods.get("__init__")
+        if init is None or not names:
+            return
+        receiver = names[0]
+        state = {
+            attr
+            for attr in _self_attributes_assigned(init)
+            if attr not in _self_attributes_assigned(method)
+        }
+        read = sorted(_attributes_read(method, receiver) & state)
+        if not read:
+            return
+        role = method.name.value
+        self.report(
+            method.name,
+            "GL304",
+            f"`{info.name}.{role}` is a legacy non-static method reading `{receiver}.{read[0]}` "
+            "set in `__init__`: autograd functions are never instantiated (`.apply` passes a "
+            f"fresh ctx, so this raises AttributeError); make `{role}` a @staticmethod taking "
+            "`ctx`, and pass the settings to `.apply(...)` as arguments",
+            severity=Severity.ERROR,
+            witness=_legacy_state_witness(info.name, read[0]),
+        )
+
+    def _check_unbound_context(self, info: ClassInfo, method: cst.FunctionDef) -> None:
+        """`self` where `ctx` is meant (or the reverse): a name the method never binds."""
+        names = _Bindings()
+        method.visit(names)
+        for context in _CONTEXT_NAMES:
+            node = names.loaded.get(context)
+            if node is None or context in names.bound:
+                continue
+            if context in self._module_names or context in self.imports.bindings:
+                continue
+            given = _parameter_names(method)[:1]
+            instead = f"`{given[0]}`" if given else "a `ctx` parameter"
+            self.report(
+                node,
+                "GL304",
+                f"`{context}` is not defined in `{info.name}.{method.name.value}`: the context "
+                f"object autograd passes is {instead}; Python raises NameError here",
+                severity=Severity.ERROR,
+            )
+
+    def _check_gradient_count(self, info: ClassInfo, backward: cst.FunctionDef) -> None:
+        if not all(
+            _TRANSPARENT_DECORATORS.search(dotted(d.decorator) or "") for d in backward.decorators
+        ):
+            return
+        forward, has_setup = self._forward_of(info)
+        if forward is None:
+            return
+        params = forward.params
+        if isinstance(params.star_arg, cst.Param) or params.kwonly_params or params.star_kwarg:
+            return
+        inputs = [*params.posonly_params, *params.params][0 if has_setup else 1 :]
+        required = sum(1 for p in inputs if p.default is None)
+        total = len(inputs)
+        gradients = set(_parameter_names(backward)[1:])
+        for node in _returns(backward.body):
+            count = _gradient_count(node, gradients)
+            if count is None:
+                continue
+            expected = total if has_setup else required
+            too_few = count < expected
+            too_many = count > total and not _trailing_nones(node, total)
+            if not (too_few or too_many):
+                continue
+            if too_many:
+                expected = total
+            names = ", ".join(p.name.value for p in inputs)
+            self.report(
+                node,
+                "GL304",
+                f"`{info.name}.backward` returns {count} gradient(s) but `forward` takes "
+                f"{expected} input(s) ({names}): autograd raises RuntimeError (returned an "
+                "incorrect number of gradients); return one gradient per forward input, "
+                "`None` for inputs that need none",
+                severity=Severity.ERROR,
+                witness=_gradient_count_witness(info.name, expected, count),
+            )
+
+    def _forward_of(self, info: ClassInfo) -> tuple[cst.FunctionDef | None, bool]:
+        """The forward the class runs (its own or a local base's), and whether a
+        `setup_context` takes the context out of forward's signature."""
+        forward = None
+        has_setup = False
+        seen: set[str] = set()
+        pending = [info]
+        while pending:
+            current = pending.pop(0)
+            if current.name in seen:
+                continue
+            seen.add(current.name)
+            forward = forward or current.methods.get("forward")
+            has_setup = has_setup or "setup_context" in current.methods
+            for base in current.base_names:
+                local = self.file.index.by_name.get(base)
+                if local is not None:
+                    pending.append(local)
+                elif self.imports.resolve_name(base) != "torch.autograd.Function":
+                    return None, False  # an unknown base may define either
+        return forward, has_setup
+
+    # -- how the class is used ---------------------------------------------------------
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        info = self._instantiated(node.value)
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                if info is None:
+                    self._instances.pop(target.target.value, None)
+                else:
+                    self._instances[target.target.value] = (self._frame(), info)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        instance = self._instantiated(func)
+        if instance is None and isinstance(func, cst.Name) and func.value in self._instances:
+            frame, info = self._instances[func.value]
+            instance = info if frame is self._frame() else None
+        if instance is not None:
+            self._report_instance_call(node, instance)
+            return
+        if isinstance(func, cst.Attribute) and func.attr.value in ("forward", "backward"):
+            self._check_direct_method_call(node, func)
+        if isinstance(func, cst.Attribute) and func.attr.value == "save_for_backward":
+            self._check_saved_values(node)
+
+    def _frame(self) -> cst.FunctionDef | None:
+        frame = self.scope.function
+        return frame.node if frame is not None else None
+
+    def _function_class(self, expr: cst.BaseExpression) -> ClassInfo | None:
+        if not isinstance(expr, cst.Name):
+            return None
+        info = self.file.index.by_name.get(expr.value)
+        if info is None or info.kind is not ClassKind.AUTOGRAD_FUNCTION:
+            return None
+        return info
+
+    def _instantiated(self, expr: cst.BaseExpression) -> ClassInfo | None:
+        """The Function class `expr` instantiates (`MyFn()` / `MyFn(3)`), if any."""
+        if isinstance(expr, cst.Call):
+            return self._function_class(expr.func)
+        return None
+
+    def _report_instance_call(self, node: cst.Call, info: ClassInfo) -> None:
+        self.report(
+            node,
+            "GL304",
+            f"`{info.name}` is called through an instance: torch raises RuntimeError (Legacy "
+            "autograd function with non-static forward method is deprecated); call "
+            f"`{info.name}.apply(...)` with static `forward(ctx, ...)` / `backward(ctx, ...)`",
+            severity=Severity.ERROR,
+            witness=INSTANCE_CALL_WITNESS,
+        )
+
+    def _check_direct_method_call(self, node: cst.Call, func: cst.Attribute) -> None:
+        info = self._function_class(func.value)
+        caller = self.scope.method_class
+        if info is None or (caller is not None and caller.kind is ClassKind.AUTOGRAD_FUNCTION):
+            return  # one Function's forward reusing another's is deliberate
+        role = func.attr.value
+        self.report(
+            node,
+            "GL304",
+            f"`{info.name}.{role}(...)` is called directly: autograd does not record the "
+            f"call as `{info.name}`, so the custom `backward` never runs (the result carries "
+            f"autograd's own gradient, or none); call `{info.name}.apply(...)`",
+            severity=Severity.WARNING,
+        )
+
+    def _check_saved_values(self, node: cst.Call) -> None:
+        owner = self.scope.method_class
+        if owner is None or owner.kind is not ClassKind.AUTOGRAD_FUNCTION:
+            return
+        locals_ = self._single_assignments()
+        for index, arg in enumerate(node.args):
+            if arg.star:
+                return  # positions after a starred argument are unknown
+            value = arg.value
+            if isinstance(value, cst.Name) and value.value in locals_:
+                value = locals_[value.value]
+            kind = self._non_tensor_kind(value)
+            if kind is None:
+                continue
+            written = self.file.code_for(arg.value)
+            self.report(
+                arg.value,
+                "GL304",
+                f"`save_for_backward` is given a non-tensor {kind} (`{written}`): "
+                f"torch raises TypeError (save_for_backward can only save variables, but "
+                f"argument {index} is of type {kind}); save tensors only and keep other "
+                "values as attributes (`ctx.scale = scale`)",
+                severity=Severity.ERROR,
+                witness=SAVE_NON_TENSOR_WITNESS,
+            )
+
+    def _single_assignments(self) -> dict[str, cst.BaseExpression]:
+        """Names the current function binds exactly once, by a plain `name = value`."""
+        frame = self.scope.function
+        if frame is None or not isinstance(frame.node, cst.FunctionDef):
+            return {}
+        values: dict[str, cst.BaseExpression] = {}
+        counts: dict[str, int] = {}
+
+        class Assignments(cst.CSTVisitor):
+            def visit_Assign(self, node: cst.Assign) -> None:
+                for target in node.targets:
+                    if isinstance(target.target, cst.Name):
+                        values[target.target.value] = node.value
+
+            def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+                for name in _names_in(node.target):
+                    counts[name] = counts.get(name, 0) + 1
+
+        frame.node.body.visit(Assignments())
+        parameters = set(_parameter_names(frame.node))
+        return {
+            name: value
+            for name, value in values.items()
+            if counts.get(name) == 1 and name not in parameters
+        }
+
+    def _non_tensor_kind(self, expr: cst.BaseExpression) -> str | None:
+        """The Python type of a value that is certainly not a tensor (None when unknown)."""
+        for literal, kind in _NON_TENSOR_LITERALS.items():
+            if isinstance(expr, literal):
+                return kind
+        if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
+            return "bool"
+        if isinstance(expr, cst.Attribute) and expr.attr.value in ("shape", "needs_input_grad"):
+            return "torch.Size" if expr.attr.value == "shape" else "tuple"
+        if not isinstance(expr, cst.Call):
+            return None
+        func = expr.func
+        if isinstance(func, cst.Name) and func.value not in self.imports.bindings:
+            return _BUILTIN_NON_TENSORS.get(func.value)
+        if isinstance(func, cst.Attribute) and func.attr.value in _NON_TENSOR_METHODS:
+            if func.attr.value == "size" and expr.args:
+                return "int"
+            return _NON_TENSOR_METHODS[func.attr.value]
+        return None
+
+
+def _self_attributes_assigned(method: cst.FunctionDef) -> set[str]:
+    names = _parameter_names(method)
+    receiver = names[0] if names else "self"
+    found = set()
+
+    class Targets(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            target = node.target
+            if isinstance(target, cst.Attribute) and dotted(target.value) == receiver:
+                found.add(target.attr.value)
+
+    method.visit(Targets())
+    return found
+
+
+def _attributes_read(method: cst.FunctionDef, receiver: str) -> set[str]:
+    found = set()
+
+    class Reads(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if dotted(node.value) == receiver:
+                found.add(node.attr.value)
+
+    method.visit(Reads())
+    return found
+
+
+def _legacy_state_witness(class_name: str, attribute: str) -> Witness:
+    program = f"""import torch
+
+
+class {class_name}(torch.autograd.Function):
+    def __init__(self, value):
+        super().__init__()
+        self.{attribute} = value
+
+    def forward(self, x):
+        return x * self.{attribute}
+
+    def backward(self, grad_output):
+        return grad_output * self.{attribute}
+
+
+{class_name}.apply(torch.randn(3, requires_grad=True))
+"""
+    return Witness(program, f"'{class_name}Backward' object has no attribute '{attribute}'")
+
+
+def _gradient_count_witness(class_name: str, inputs: int, returned: int) -> Witness:
+    names = [f"x{i}" for i in range(inputs)]
+    grads = ", ".join(["grad_output"] * returned) + ("," if returned == 1 else "")
+    program = f"""import torch
+
+
+class {class_name}(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, {", ".join(names)}):
+        return x0 * 2
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return ({grads})
+
+
+inputs = [torch.randn(3, requires_grad=True) for _ in range({inputs})]
+{class_name}.apply(*inputs).sum().backward()
+"""
+    expect = (
+        f"function {class_name}Backward returned an incorrect number of gradients "
+        f"(expected {inputs}, got {returned})"
+    )
+    return Witness(program, expect)
+
+
+INSTANCE_CALL_WITNESS = Witness(
+    """import torch
+
+
+class Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * 2
+
+
+Double()(torch.randn(3, requires_grad=True))
+""",
+    "Legacy autograd function with non-static forward method is deprecated",
+)
+
+SAVE_NON_TENSOR_WITNESS = Witness(
+    """import torch
+
+
+class Scale(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x, 3)
+        return x * 3
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * 3
+
+
+Scale.apply(torch.randn(3, requires_grad=True))
+""",
+    "save_for_backward can only save variables",
+)

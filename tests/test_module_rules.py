@@ -1,0 +1,318 @@
+"""GL501 unregistered-parameter, GL502 plain-container-of-modules; the corpus of snippets
+modelled on public bug reports in tests/corpus/modules (shared with GL204/GL205/GL303/GL304)."""
+
+import re
+import runpy
+import textwrap
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import codes, lint
+
+from gradlint.analysis import torch_ops
+from gradlint.engine import lint_source
+
+CORPUS = Path(__file__).parent / "corpus" / "modules"
+OWN_CODES = {"GL204", "GL205", "GL303", "GL304", "GL501", "GL502"}
+_EXPECT = re.compile(r"# expect: (GL\d{3}(?:, GL\d{3})*)")
+_LABEL = re.compile(r"^# torch: (ok|(\w+): (.+))$")
+
+
+HEADER = """
+import torch
+import torch.nn as nn
+from torch.autograd import Variable
+
+
+class Block(nn.Module):
+    pass
+
+
+class Model(nn.Module):
+    def __init__(self, n=2, flag=True):
+        super().__init__()
+"""
+
+
+def in_init(statement: str) -> str:
+    """A module whose `__init__` ends with `statement` (lines relative to the body)."""
+    return HEADER + textwrap.indent(statement, " " * 8) + "\n"
+
+
+# -- GL501 ---------------------------------------------------------------------------
+
+UNREGISTERED = [
+    "self.w = torch.randn(3, requires_grad=True)",
+    "self.w = torch.zeros(3).cuda().requires_grad_()",
+    "self.w = torch.zeros(3).to('cpu').requires_grad_(True)",
+    "self.w = Variable(torch.zeros(3), requires_grad=True)",
+    "w = torch.ones(3)\nw.requires_grad = True\nself.w = w",
+    "self.w = torch.zeros(3)\nself.w.requires_grad = True",
+]
+
+
+@pytest.mark.parametrize("statement", UNREGISTERED)
+def test_requires_grad_tensor_attribute_is_flagged(statement):
+    assert codes(in_init(statement)) == ["GL501"]
+
+
+def test_helper_called_from_init_counts():
+    source = """
+    import torch
+    import torch.nn as nn
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self._build()
+
+        def _build(self):
+            self.scale = torch.ones(1, requires_grad=True)
+    """
+    (finding,) = lint(source)
+    assert (finding.code, finding.line) == ("GL501", 11)
+
+
+REGISTERED = [
+    "self.w = nn.Parameter(torch.randn(3))",
+    "self.w = torch.randn(3, requires_grad=False)",
+    "self.w = torch.randn(3)",
+    "self.w = torch.randn(3, requires_grad=True)\nself.w = nn.Parameter(self.w)",
+    "w = torch.randn(3, requires_grad=True)\nself.register_parameter('w', nn.Parameter(w))",
+    "self.w = torch.randn(3, requires_grad=flag)",
+    "self.w = torch.randn(3).detach()",
+    "self.register_buffer('w', torch.zeros(3))",
+    "self.w = nn.Linear(3, 3).requires_grad_()",
+]
+
+
+@pytest.mark.parametrize("statement", REGISTERED)
+def test_registered_or_unknown_state_is_quiet(statement):
+    assert codes(in_init(statement)) == []
+
+
+def test_plain_classes_and_forward_state_are_quiet():
+    source = """
+    import torch
+    import torch.nn as nn
+
+    class Attack:
+        def __init__(self):
+            self.delta = torch.zeros(3, requires_grad=True)
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+
+        def forward(self, x):
+            self.cache = torch.zeros_like(x, requires_grad=True)
+            return x
+
+    class Custom(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = torch.zeros(3, requires_grad=True)
+
+        def parameters(self, recurse=True):
+            return iter([self.w])
+    """
+    assert codes(source) == []
+
+
+# -- GL502 ---------------------------------------------------------------------------
+
+CONTAINERS = [
+    "self.layers = [nn.Linear(2, 2) for _ in range(n)]",
+    "self.layers = [nn.Linear(2, 2)] * n",
+    "self.layers = (nn.Conv2d(1, 1, 1), nn.ReLU())",
+    "self.layers = {'a': Block(), 'b': Block()}",
+    "self.layers = {k: nn.Linear(2, 2) for k in 'ab'}",
+    "self.layers = [nn.Parameter(torch.zeros(2)) for _ in range(n)]",
+    "self.layers = []\nfor _ in range(n):\n    self.layers.append(nn.Linear(2, 2))",
+    "self.layers = {}\nself.layers['a'] = nn.Linear(2, 2)",
+    "self.layers = []\nself.layers += [nn.Linear(2, 2)]",
+    "self.layers = []\nself.layers.extend([Block() for _ in range(n)])",
+    "found = []\nfor _ in range(n):\n    found.append(nn.Linear(2, 2))\nself.layers = found",
+    "self.layers = [[nn.Linear(2, 2), nn.ReLU()] for _ in range(n)]",
+    "block = nn.Linear(2, 2)\nself.layers = [block]",
+]
+
+
+@pytest.mark.parametrize("statement", CONTAINERS)
+def test_plain_container_of_modules_is_flagged(statement):
+    assert codes(in_init(statement)) == ["GL502"]
+
+
+WRAPPED = [
+    "self.layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(n)])",
+    "layers = [nn.Linear(2, 2) for _ in range(n)]\nself.layers = nn.ModuleList(layers)",
+    "layers = [nn.Linear(2, 2)]\nself.net = nn.Sequential(*layers)\nself.layers = layers",
+    "self.layers = []\nself.layers.append(nn.Linear(2, 2))\n"
+    "self.layers = nn.ModuleList(self.layers)",
+    "self.layers = [nn.Linear(2, 2)]\nself.net = nn.Sequential(*self.layers)",
+    "self.a = nn.Linear(2, 2)\nself.layers = [self.a]",
+    "block = nn.Linear(2, 2)\nself.block = block\nself.layers = [block]",
+    "self.sizes = [1, 2, 3]\nself.names = {'a': 'b'}",
+    "self.masks = [torch.zeros(2) for _ in range(n)]",
+    "self.layers = [nn.Linear(2, 2), nn.Linear(2, 2)]\n"
+    "for i, layer in enumerate(self.layers):\n"
+    "    self.add_module(f'layer{i}', layer)",
+    "self.layers = [make_layer() for _ in range(n)]",
+]
+
+
+@pytest.mark.parametrize("statement", WRAPPED)
+def test_registered_or_plain_data_containers_are_quiet(statement):
+    assert codes(in_init(statement)) == []
+
+
+def test_containers_outside_modules_are_quiet():
+    source = """
+    import torch.nn as nn
+
+    class Zoo:
+        def __init__(self):
+            self.models = [nn.Linear(2, 2) for _ in range(3)]
+
+    models = [nn.Linear(2, 2) for _ in range(3)]
+    """
+    assert codes(source) == []
+
+
+# -- the data tables, proven in torch ---------------------------------------------------
+
+
+def test_nn_non_module_classes_are_exactly_torch_nn_non_modules():
+    found = {
+        f"torch.nn.{name}"
+        for name in dir(torch.nn)
+        if name[:1].isupper()
+        and not (
+            isinstance(getattr(torch.nn, name), type)
+            and issubclass(getattr(torch.nn, name), torch.nn.Module)
+        )
+    }
+    assert found == torch_ops.NN_NON_MODULE_CLASSES
+
+
+@pytest.mark.parametrize("container", sorted(torch_ops.MODULE_CONTAINERS))
+def test_module_containers_register_their_content(container):
+    cls = getattr(torch.nn, container.rsplit(".", 1)[-1])
+    is_parameters = "Parameter" in container
+    item = torch.nn.Parameter(torch.zeros(2)) if is_parameters else torch.nn.Linear(2, 2)
+    content = {"a": item} if container.endswith("Dict") else [item]
+    holder = torch.nn.Module()
+    holder.box = cls(*content) if container.endswith("Sequential") else cls(content)
+    assert list(holder.parameters()), container
+    holder.plain = [torch.nn.Linear(2, 2)]
+    assert len(list(holder.parameters())) == (1 if is_parameters else 2)
+
+
+def test_parameter_constructors_register():
+    holder = torch.nn.Module()
+    holder.p = torch.nn.Parameter(torch.zeros(2))
+    holder.u = torch.nn.UninitializedParameter()
+    assert {n for n, _ in holder.named_parameters()} == {"p", "u"}
+    assert {f"torch.nn.{n}" for n in ("Parameter", "UninitializedParameter")} == (
+        torch_ops.PARAMETER_CONSTRUCTORS
+    )
+
+
+@pytest.mark.parametrize("method", sorted(torch_ops.TENSOR_PRESERVING_METHODS))
+def test_tensor_preserving_methods(method):
+    sample = torch_ops.TENSOR_PRESERVING_METHODS[method]
+    assert callable(getattr(torch.Tensor, method))
+    if sample is None:
+        return
+    x = torch.randn(4, 4, requires_grad=True)
+    base = x.clone() if method.endswith("_") else x  # in-place ops need a non-leaf
+    result = eval(f"base.{method}{sample}", {"base": base, "torch": torch})
+    assert isinstance(result, torch.Tensor) and result.requires_grad
+
+
+# -- witnesses and documented examples, run in torch ------------------------------------
+
+
+def _run(program: str) -> BaseException | None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            exec(compile(program, "<witness>", "exec"), {"__name__": "__witness__"})
+        except Exception as error:  # the program's own failure is the point
+            return error
+    return None
+
+
+def test_witnesses_reproduce_their_findings():
+    source = """
+    import torch
+    import torch.nn as nn
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gain = torch.ones(3, requires_grad=True)
+            self.blocks = [nn.Linear(4, 4)]
+    """
+    findings = lint(source)
+    assert [d.code for d in findings] == ["GL501", "GL502"]
+    for finding in findings:
+        error = _run(finding.witness.program)
+        assert isinstance(error, AssertionError)
+        assert str(error).startswith(finding.witness.expect)
+
+
+def test_bad_doc_examples_fail_in_torch():
+    from gradlint.catalogue import load_catalogue
+
+    docs = load_catalogue()
+    (unregistered,) = docs["GL501"].bad_examples
+    namespace: dict = {}
+    exec(unregistered, namespace)
+    scale = namespace["Scale"](3)
+    assert not any(p is scale.gain for p in scale.parameters())
+    (container,) = docs["GL502"].bad_examples
+    exec(container, namespace)
+    mlp = namespace["MLP"](4, 3)
+    assert list(mlp.parameters()) == []
+
+
+# -- corpus ------------------------------------------------------------------------------
+
+CORPUS_FILES = sorted(CORPUS.glob("*.py"))
+
+
+def _expected(source: str) -> set[tuple[int, str]]:
+    found = set()
+    for number, line in enumerate(source.splitlines(), 1):
+        match = _EXPECT.search(line)
+        if match:
+            found.update((number, code) for code in match.group(1).split(", "))
+    return found
+
+
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.stem)
+def test_corpus_findings_match_expect_comments(path):
+    source = path.read_text()
+    result = lint_source(str(path), source)
+    assert not result.internal_errors
+    found = {(d.line, d.code) for d in result.diagnostics if d.code in OWN_CODES}
+    assert found == _expected(source)
+
+
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.stem)
+def test_corpus_behaves_in_torch_as_labelled(path, capsys):
+    label = _LABEL.match(path.read_text().splitlines()[0])
+    assert label, f"{path.name} needs a '# torch: ...' first line"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            runpy.run_path(str(path), run_name="__corpus__")
+        except Exception as error:
+            assert label.group(1) != "ok", f"{path.name} raised {error!r}"
+            assert type(error).__name__ == label.group(2)
+            assert str(error).startswith(label.group(3))
+            return
+    assert label.group(1) == "ok", f"{path.name} ran without the labelled failure"
