@@ -232,3 +232,26 @@ def test_metadata_and_factories_carry_no_graph(torch):
         else:
             result = factory(2)
         assert not result.requires_grad, name
+
+
+def test_items_collected_in_a_list_then_backpropagated():
+    found = lint(
+        """
+        import torch
+
+        def train(model, batches):
+            model.train()
+            losses, metrics = [], []
+            for x in batches:
+                out = model(x)
+                losses.append(out.pow(2).mean().item())
+                metrics.append(out.argmax(-1))
+            loss = torch.tensor(losses, requires_grad=True).mean()
+            loss.backward()
+            kept = []
+            for x in batches:
+                kept.append(model(x).sum())
+            torch.stack(kept).mean().backward()
+        """
+    )
+    assert [(d.code, d.line) for d in found] == [("GL201", 9)]

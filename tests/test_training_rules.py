@@ -436,3 +436,44 @@ def test_one_line_blocks_are_replayed():
         """
     )
     assert found == ["GL503"]
+
+
+def test_wgan_gp_with_critic_iterations_is_quiet():
+    assert not codes(
+        """
+        import torch
+        import torch.autograd as autograd
+        import torch.nn as nn
+
+        generator, discriminator = nn.Linear(4, 6), nn.Linear(6, 1)
+        optimizer_G = torch.optim.Adam(generator.parameters())
+        optimizer_D = torch.optim.Adam(discriminator.parameters())
+
+        def compute_gradient_penalty(D, real, fake):
+            alpha = torch.rand(real.size(0), 1)
+            mixed = (alpha * real + (1 - alpha) * fake).requires_grad_(True)
+            out = D(mixed)
+            gradients = autograd.grad(
+                outputs=out, inputs=mixed, grad_outputs=torch.ones_like(out),
+                create_graph=True, retain_graph=True,
+            )[0]
+            return ((gradients.norm(2, dim=1) - 1) ** 2).mean()
+
+        for i, real_imgs in enumerate([torch.randn(5, 6)] * 4):
+            z = torch.randn(5, 4)
+            optimizer_D.zero_grad()
+            fake_imgs = generator(z)
+            real_validity = discriminator(real_imgs)
+            fake_validity = discriminator(fake_imgs)
+            penalty = compute_gradient_penalty(discriminator, real_imgs.data, fake_imgs.data)
+            d_loss = -torch.mean(real_validity) + torch.mean(fake_validity) + 10 * penalty
+            d_loss.backward()
+            optimizer_D.step()
+            optimizer_G.zero_grad()
+            if i % 2 == 0:
+                fake_imgs = generator(z)
+                g_loss = -torch.mean(discriminator(fake_imgs))
+                g_loss.backward()
+                optimizer_G.step()
+        """
+    )

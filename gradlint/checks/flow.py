@@ -492,6 +492,15 @@ class _FunctionFlow:
             self.sink(self.values.state(func.value), "the loss passed to `backward()`")
         elif self.checker.resolve(func) == "torch.autograd.backward" and call.args:
             self.sink(self.values.state(call.args[0].value), "the loss passed to `backward()`")
+        elif isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend"):
+            self.collect(func.value, call)
+
+    def collect(self, container: cst.BaseExpression, call: cst.Call) -> None:
+        """`losses.append(v)`: a local list holds what it was given (`losses = []` first)."""
+        name = dotted(container)
+        if name in self.values.env and call.args:
+            items = self.values.state(call.args[0].value)
+            self.values.env[name] = combine([self.values.env[name], items])
 
     def sink(self, state: State, what: str) -> None:
         if isinstance(state, Cut) and state.node not in self.reported:
