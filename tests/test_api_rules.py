@@ -94,6 +94,7 @@ def test_misspelled_attribute_is_flagged_unless_read_back():
     class Options:
         def __init__(self):
             self.require_grad = True
+            self.requires_grads = False
 
     if Options().require_grad:
         x = torch.zeros(3)

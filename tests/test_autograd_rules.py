@@ -61,6 +61,42 @@ class Layer(nn.Module):
     assert codes(source) == []
 
 
+def test_module_method_called_from_a_function_backward_is_quiet():
+    source = """
+    import torch
+    import torch.nn as nn
+
+    class Bridge(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, layer):
+            ctx.layer = layer
+            return layer.compute(x)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return ctx.layer.manual_backward(grad_output), None
+
+    class Layer(nn.Module):
+        def compute(self, x):
+            return x * 2
+
+        def manual_backward(self, grad_output):
+            return grad_output * 2
+
+        def forward(self, x):
+            return Bridge.apply(x, self)
+    """
+    assert codes(source) == []
+    namespace: dict = {}
+    exec(source.replace("\n    ", "\n"), namespace)
+    layer = namespace["Layer"]()
+    calls = []
+    original = layer.manual_backward
+    layer.manual_backward = lambda grad: calls.append(grad) or original(grad)
+    layer(torch.ones(2, requires_grad=True)).sum().backward()
+    assert len(calls) == 1  # autograd does reach it, through the Function
+
+
 def test_backward_on_plain_class_or_function_is_quiet():
     source = """
     import torch

@@ -103,6 +103,8 @@ class RequiresGradKeywordChecker(Checker):
             if not isinstance(attribute, cst.Attribute):
                 continue
             name = attribute.attr.value
+            if dotted(attribute.value) == "self":
+                continue  # a setting of the project's own class, not a tensor flag
             if is_requires_grad_typo(name) and name not in self._attributes_read:
                 self.report(
                     attribute.attr,

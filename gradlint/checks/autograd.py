@@ -55,8 +55,11 @@ class ModuleBackwardChecker(Checker):
             return
         hooks = _References()
         node.visit(hooks)
+        called_by_functions = self._called_from_autograd_functions()
         for name, method in owner.methods.items():
             if not _BACKWARD_NAME.search(name) or name in hooks.values:
+                continue
+            if name in called_by_functions:  # `ctx.layer._backward(g)` in a Function's backward
                 continue
             if not any(_GRADIENT_PARAM.search(p) for p in _parameter_names(method)[1:]):
                 continue
@@ -73,6 +76,16 @@ class ModuleBackwardChecker(Checker):
                 "with static `forward(ctx, ...)` / `backward(ctx, ...)` and call it via `.apply`",
                 witness=_module_backward_witness(owner.name, name),
             )
+
+    def _called_from_autograd_functions(self) -> set[str]:
+        """Method names called on anything inside the file's autograd.Function classes."""
+        names: set[str] = set()
+        for info in self.file.index.by_node.values():
+            if info.kind is ClassKind.AUTOGRAD_FUNCTION:
+                calls = _References()
+                info.node.visit(calls)
+                names.update(call.attr.value for call in calls.called)
+        return names
 
 
 def _module_backward_witness(class_name: str, method: str) -> Witness:
