@@ -60,7 +60,9 @@ def test_inplace_flag_functions_write_when_the_flag_is_set():
         required = "".join(
             ", 0.1" for p in parameters[1:index] if p.default is inspect.Parameter.empty
         )
-        cases[name] = f"{name}(torch.nn.Parameter(torch.randn(4, 4)){required}, inplace=True)"
+        shape = "(1, 4, 4, 4)" if name.endswith("dropout2d") else "(4, 4)"
+        leaf = f"torch.nn.Parameter(torch.randn{shape})"
+        cases[name] = f"{name}({leaf}{required}, inplace=True)"
     _assert_all(cases, LEAF)
 
 
