@@ -73,7 +73,8 @@ def test_inplace_flag_modules_write_into_their_input():
         assert layer.inplace is True, name
         signature_index = list(_init_parameters(name)).index("inplace")
         assert signature_index == index, (name, signature_index)
-        cases[name] = f"{name}{sample}(torch.nn.Parameter(torch.randn(4, 4)))"
+        shape = "(1, 4, 4, 4)" if name.endswith("Dropout2d") else "(4, 4)"
+        cases[name] = f"{name}{sample}(torch.nn.Parameter(torch.randn{shape}))"
     _assert_all(cases, LEAF)
 
 
