@@ -4,8 +4,9 @@ Directories are walked for `*.py` in sorted order. Skipped while walking: hidden
 entries (`.git`, `.venv`, `.tox`, ...), virtualenvs (any directory holding
 `pyvenv.cfg`), entries matched by a `.gitignore` (nested ones too, and those of
 parent directories up to the repository root), and entries matched by `exclude`
-(default: `DEFAULT_EXCLUDE`) or `extend-exclude`. Explicit file arguments are always
-linted, `-` stands for stdin.
+(default: `DEFAULT_EXCLUDE`) or `extend-exclude`. Paths named on the command line are
+always linted (a named directory is walked even when a .gitignore or an exclude covers
+it), `-` stands for stdin.
 """
 
 from __future__ import annotations
@@ -122,7 +123,10 @@ def discover(paths: list[str], config: Config) -> Discovered:
 def _walk(root: str, excluder: Excluder, found: Discovered) -> None:
     # An explicitly named directory is walked even when an anchored exclude covers it.
     anchored = not excluder.excludes(root, True)
-    pending = [(root, _ancestor_gitignores(root).entering(root))]
+    above = _ancestor_gitignores(root)
+    if above.ignores(root, True):  # named although ignored: only its own .gitignore files count
+        above = _GitIgnores()
+    pending = [(root, above.entering(root))]
     while pending:
         directory, ignores = pending.pop()
         try:

@@ -78,9 +78,12 @@ def test_anchored_exclude_is_relative_to_the_project_root(tmp_path):
 
 
 def test_explicit_arguments_are_always_linted(tmp_path):
-    _tree(tmp_path, {".gitignore": "ignored.py\n", "ignored.py": "", "build/x.py": ""})
-    explicit = [tmp_path / "ignored.py", tmp_path / "build"]
-    assert _found(tmp_path, explicit) == ["ignored.py", "build/x.py"]
+    _tree(
+        tmp_path,
+        {".gitignore": "ignored.py\nout/\n", "ignored.py": "", "build/x.py": "", "out/y.py": ""},
+    )
+    explicit = [tmp_path / "ignored.py", tmp_path / "build", tmp_path / "out"]
+    assert _found(tmp_path, explicit) == ["ignored.py", "build/x.py", "out/y.py"]
 
 
 def test_missing_paths_are_kept_for_the_runner_to_report(tmp_path):
