@@ -229,6 +229,26 @@ class Stem(nn.Module):
 """
 
 
+PACKAGED = """
+import torch
+
+from .sizes import IN_FEATURES
+
+
+class Head(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(IN_FEATURES, 2)
+
+    def forward(self, x):
+        return self.linear(x.reshape(-1, 3))
+
+
+head = Head()
+out = head(torch.randn(2, 6))
+"""
+
+
 DETACHED = """
 import torch.nn as nn
 
@@ -305,6 +325,9 @@ EXEC_FILES |= {
     "kernel.py": GUESSED_TOO_SMALL,
     "annotated.py": ANNOTATED,
     "detached.py": DETACHED,
+    "pkg/__init__.py": "",
+    "pkg/sizes.py": "IN_FEATURES = 6\n",
+    "pkg/model.py": PACKAGED,
     "reads.py": "import torch\nweights = open('weights.txt').read()\n",
     "writes.py": MARKER_MODULE.format(marker="absolute-marker.txt"),
 }
@@ -329,6 +352,7 @@ def exec_run(tmp_path_factory):
     sources = {}
     for name, source in EXEC_FILES.items():
         path = directory / name
+        path.parent.mkdir(exist_ok=True)
         path.write_text(textwrap.dedent(source))
         sources[str(path)] = path.read_text()
     findings = {
@@ -417,6 +441,12 @@ def test_an_error_torch_did_not_raise_is_no_finding(exec_run):
     assert _added(exec_run, "reads.py") == []
 
 
+def test_modules_of_a_package_import_with_their_relative_imports(exec_run):
+    [error] = _added(exec_run, "pkg/model.py")
+    assert error.line == 13
+    assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in error.message
+
+
 def test_exec_probe_gradchecks_autograd_functions(exec_run):
     [error] = _added(exec_run, "square.py")
     assert error.line == 12
@@ -431,7 +461,8 @@ def test_refuted_when_the_flagged_line_runs_clean(exec_run):
 
 def test_exec_probes_write_only_inside_their_temp_dir(exec_run):
     _, _, directory = exec_run
-    assert sorted(p.name for p in directory.iterdir()) == sorted(EXEC_FILES)  # no __pycache__
+    written = [str(p.relative_to(directory)) for p in directory.rglob("*")]
+    assert sorted(written) == sorted([*EXEC_FILES, "pkg"])  # no __pycache__ either
 
 
 def test_plan_reads_argument_tuples():

@@ -348,12 +348,28 @@ def gradcheck_functions(torch, capture: FunctionCapture, path: str, tracer) -> l
     return runs
 
 
-def _import(path: str, name: str):
+def module_name(path: str) -> tuple[str, str]:
+    """(sys.path entry, module name): `root/pkg/sub/model.py` in packages (`__init__.py`
+    all the way up) is `pkg.sub.model`, so its relative imports work; a loose script
+    gets a name of its own."""
+    directory, stem = os.path.split(os.path.splitext(path)[0])
+    parts = [] if stem == "__init__" else [stem]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, package = os.path.split(directory)
+        parts.insert(0, package)
+    if not parts or parts == [stem]:
+        return os.path.dirname(path), MODULE_NAME
+    return directory, ".".join(parts)
+
+
+def _import(path: str, name: str) -> None:
+    if name != MODULE_NAME:
+        importlib.import_module(name)
+        return
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    return module
 
 
 def probe_file(request: dict) -> dict:
@@ -361,9 +377,9 @@ def probe_file(request: dict) -> dict:
     import torch
 
     path = os.path.abspath(request["path"])
-    name = MODULE_NAME
+    root, name = module_name(path)
     sys.dont_write_bytecode = True  # no __pycache__ next to the project's file
-    sys.path.insert(0, os.path.dirname(path))  # its sibling modules import
+    sys.path.insert(0, root)  # its sibling modules or its packages import
     tracer = LineTracer(path)
     runs, import_runs = [], []
     with FunctionCapture(torch, name) as capture:
@@ -389,9 +405,10 @@ def probe_file(request: dict) -> dict:
                     "phase": "forward",
                 }
             )
-        module = sys.modules[name]
+        # A package module that failed to import is gone; a loose one keeps what it defined.
+        defined = vars(sys.modules[name]) if name in sys.modules else {}
         for plan in request["classes"]:
-            cls = vars(module).get(plan["name"])
+            cls = defined.get(plan["name"])
             if (
                 isinstance(cls, type)
                 and issubclass(cls, torch.nn.Module)
