@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.analysis.shapes import Conflict, Shape
+from gradlint.analysis.shapes import Conflict
 from gradlint.analysis.shapes.model import show
 from gradlint.analysis.shapes.witness import Concretizer
 from gradlint.checks import Checker
@@ -17,10 +17,6 @@ _SHAPE_CALLS = frozenset(
 _BINARY_OPS = (cst.MatrixMultiply, cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 _VIEW_MESSAGE = "view size is not compatible with input tensor's size and stride"
 _MATMUL_MESSAGE = "mat1 and mat2 shapes cannot be multiplied"
-
-
-def _dims(dims) -> str:
-    return str(Shape(tuple(dims)))
 
 
 def _call_name(node: cst.Call) -> str | None:
@@ -61,13 +57,18 @@ class ShapeConflictChecker(Checker):
         self.report(
             conflict.node,
             "GL401",
-            f"`.view{_dims(new)}` merges dims {names} of a tensor of shape {shape} whose "
-            "memory order was changed (transpose / permute / `.t()`), so they are not "
-            f"adjacent in memory: torch raises '{_VIEW_MESSAGE}'; use `.reshape(...)` "
+            f"`{self._written(conflict.node)}` merges dims {names} of a tensor of shape "
+            f"{shape} whose memory order was changed (transpose / permute / `.t()`), so they "
+            f"are not adjacent in memory: torch raises '{_VIEW_MESSAGE}'; use `.reshape(...)` "
             "(copies only when needed) or `.contiguous().view(...)`",
             fix=self._reshape_fix(conflict.node),
             witness=Witness(program, _VIEW_MESSAGE),
         )
+
+    def _written(self, node: cst.CSTNode) -> str:
+        """The call as written, shortened for a one-line message."""
+        text = " ".join(self.file.code_for(node).split())
+        return text if len(text) <= 60 else f"...{text[-57:]}"
 
     def _reshape_fix(self, node: cst.CSTNode) -> Fix | None:
         if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
