@@ -137,6 +137,7 @@ CONTAINERS = [
     "found = []\nfor _ in range(n):\n    found.append(nn.Linear(2, 2))\nself.layers = found",
     "self.layers = [[nn.Linear(2, 2), nn.ReLU()] for _ in range(n)]",
     "block = nn.Linear(2, 2)\nself.layers = [block]",
+    "self.layers = tuple(nn.Linear(2, 2) for _ in range(n))",
 ]
 
 

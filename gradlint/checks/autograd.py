@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 import libcst as cst
 
@@ -55,7 +56,7 @@ class ModuleBackwardChecker(Checker):
             return
         hooks = _References()
         node.visit(hooks)
-        called_by_functions = self._called_from_autograd_functions()
+        called_by_functions = self._called_from_autograd_functions
         for name, method in owner.methods.items():
             if not _BACKWARD_NAME.search(name) or name in hooks.values:
                 continue
@@ -77,6 +78,7 @@ class ModuleBackwardChecker(Checker):
                 witness=_module_backward_witness(owner.name, name),
             )
 
+    @cached_property
     def _called_from_autograd_functions(self) -> set[str]:
         """Method names called on anything inside the file's autograd.Function classes."""
         names: set[str] = set()

@@ -25,6 +25,7 @@ _READING_BUILTINS = frozenset(
     {"len", "enumerate", "zip", "range", "reversed", "iter", "print", "isinstance", "sorted"}
 )
 _WRAPPERS = PARAMETER_CONSTRUCTORS | MODULE_CONTAINERS
+_BUILTIN_CONTAINERS = frozenset({"list", "tuple", "set"})
 _LIST_METHODS = frozenset({"append", "extend", "insert"})
 # A class that enumerates its own state, or registers by name, is not judged.
 _SELF_ENUMERATING = frozenset({"parameters", "named_parameters", "children", "named_children"})
@@ -229,7 +230,18 @@ def _elements(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
         return [expr.value]
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
         return _elements(expr.left) or _elements(expr.right)  # `[nn.Linear(4, 4)] * n`
+    if _is_builtin_container_call(expr):
+        return _elements(expr.args[0].value)  # `list(nn.Linear(4, 4) for _ in ...)`
     return []
+
+
+def _is_builtin_container_call(expr: cst.BaseExpression) -> bool:
+    return (
+        isinstance(expr, cst.Call)
+        and dotted(expr.func) in _BUILTIN_CONTAINERS
+        and len(expr.args) == 1
+        and not expr.args[0].star
+    )
 
 
 class _ConstructionWalker(cst.CSTVisitor):
