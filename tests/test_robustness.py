@@ -143,3 +143,15 @@ def test_unreadable_files_follow_select_and_per_file_ignores(tmp_path):
     assert runner.run([missing], Config(ignore=("GL0",))).diagnostics == []
     vendored = Config(per_file_ignores={"vendor/*": ("GL001",)}, root=tmp_path)
     assert runner.run([missing], vendored).diagnostics == []
+
+
+def test_a_single_file_is_linted_in_process(tmp_path, monkeypatch):
+    """No pool start-up cost for the common pre-commit case of one file."""
+    path = tmp_path / "m.py"
+    path.write_text(MODULE_BACKWARD)
+
+    def no_pool(*args):
+        raise AssertionError("a pool was started for one file")
+
+    monkeypatch.setattr(runner, "_in_pool", no_pool)
+    assert [d.code for d in runner.run([str(path)], ONLY, jobs=8).diagnostics] == ["GL303"]
