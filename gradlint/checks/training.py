@@ -488,8 +488,10 @@ class _Replay:
             f"`{step.optimizer}.step()` updates the parameters of `{record.module}` in place "
             f"after a forward through `{record.module}` recorded its graph, and the backward on "
             f"line {line} goes through that stale graph: torch raises 'one of the variables "
-            "needed for gradient computation has been modified by an inplace operation'; "
-            "call `backward()` before `step()`, or recompute the forward after the step",
+            "needed for gradient computation has been modified by an inplace operation' when "
+            "the graph saved those parameters, and otherwise this step never sees that "
+            "backward's gradients; call `backward()` before `step()`, or recompute the "
+            "forward after the step",
             witness=_STALE_WITNESS,
         )
 
