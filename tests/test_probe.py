@@ -101,9 +101,11 @@ def test_hostile_witnesses_end_inconclusive_and_the_run_goes_on(witness_run):
 
 
 def test_one_worker_started_once_serves_the_whole_run(witness_run):
-    """Hangs, exits and crashes end only the probe's fork: torch is imported once."""
+    """Hangs, exits and crashes end only the probe's fork: torch is imported once; the
+    worker's temporary directory is gone afterwards."""
     _, _, _, sandboxes = witness_run
     assert [s.starts for s in sandboxes] == [1]
+    assert not Path(sandboxes[0].directory).exists()
 
 
 def test_witness_verdicts(witness_run):
@@ -486,12 +488,3 @@ def test_plan_reads_argument_tuples():
 def test_unknown_mode_is_rejected():
     with pytest.raises(ValueError, match="probe mode"):
         run_probes([], mode="always")
-
-
-def test_sandbox_leaves_no_temp_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    import tempfile
-
-    monkeypatch.setattr(tempfile, "tempdir", None)
-    run_probes([finding(LEAF_PROGRAM)])
-    assert list(Path(tmp_path).iterdir()) == []
