@@ -4,6 +4,7 @@ reentrant checkpointing."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -185,6 +186,43 @@ def _bound_names(target: cst.BaseExpression) -> set[str]:
     return set()
 
 
+def _small_statements(statements) -> Iterator[cst.BaseSmallStatement]:
+    """The simple statements of a body, nested blocks included, nested scopes not."""
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        elif isinstance(statement, cst.FunctionDef | cst.ClassDef):
+            continue
+        elif isinstance(statement, cst.BaseCompoundStatement):
+            blocks = [getattr(statement, "body", None), getattr(statement, "orelse", None)]
+            blocks += [getattr(statement, "finalbody", None)]
+            blocks += [handler.body for handler in getattr(statement, "handlers", ())]
+            for block in blocks:
+                if isinstance(block, cst.If):
+                    yield from _small_statements([block])
+                elif isinstance(block, cst.Else | cst.Finally):
+                    yield from _small_statements(block.body.body)
+                elif isinstance(block, cst.IndentedBlock):
+                    yield from _small_statements(block.body)
+                elif isinstance(block, cst.SimpleStatementSuite):
+                    yield from block.body
+
+
+def _sets_a_flag(statements) -> bool:
+    """Whether a body assigns `x.requires_grad` or calls `x.requires_grad_(...)` at all."""
+    for small in _small_statements(statements):
+        if isinstance(small, cst.Assign) and any(
+            isinstance(t.target, cst.Attribute) and t.target.attr.value == REQUIRES_GRAD
+            for t in small.targets
+        ):
+            return True
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            func = small.value.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
+                return True
+    return False
+
+
 class NonLeafRequiresGradChecker(Checker):
     """GL204: `t.requires_grad = ...` on a tensor produced by a recorded op."""
 
@@ -195,11 +233,13 @@ class NonLeafRequiresGradChecker(Checker):
         self._class_scans: dict[cst.ClassDef, tuple[frozenset[str], frozenset[str]]] = {}
 
     def visit_Module(self, node: cst.Module) -> None:
-        self._walk(node.body, _Flow(), grad_enabled=True)
+        if _sets_a_flag(node.body):
+            self._walk(node.body, _Flow(), grad_enabled=True)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if isinstance(node.body, cst.IndentedBlock):
-            self._walk(node.body.body, _Flow(), self.scope.grad_enabled)
+        body = node.body
+        if isinstance(body, cst.IndentedBlock) and _sets_a_flag(body.body):
+            self._walk(body.body, _Flow(), self.scope.grad_enabled)
 
     # -- statements ------------------------------------------------------------------
 
