@@ -157,6 +157,21 @@ x = torch.randn(3, requires_grad=True)
     assert _run(source) is None
 
 
+def test_try_bodies_are_followed():
+    source = """
+    import torch
+
+    x = torch.randn(3, requires_grad=True)
+    try:
+        y = x * 2
+        y.requires_grad = True
+    except RuntimeError:
+        y = torch.zeros(3)
+    y.requires_grad = True
+    """
+    assert [(d.line, d.code) for d in lint(source)] == [(7, "GL204")]
+
+
 def test_layer_output_in_a_module():
     source = """
     import torch

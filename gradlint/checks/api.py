@@ -281,9 +281,19 @@ class NonLeafRequiresGradChecker(Checker):
                 if item.asname is not None:
                     flow = flow.forget(_bound_names(item.asname.name))
             return self._block(statement.body, flow, inner), grad_enabled
+        if isinstance(statement, cst.Try):
+            body = self._block(statement.body, flow, grad_enabled)
+            after = flow.meet(body)  # an exception may leave the body anywhere
+            for handler in statement.handlers:
+                after = after.meet(self._block(handler.body, after, grad_enabled))
+            if statement.orelse is not None:
+                after = after.meet(self._block(statement.orelse.body, body, grad_enabled))
+            if statement.finalbody is not None:
+                after = self._block(statement.finalbody.body, after, grad_enabled)
+            return after, grad_enabled
         if isinstance(statement, cst.FunctionDef | cst.ClassDef):
             return flow.forget({statement.name.value}), grad_enabled
-        # try / match / anything else: names it binds are no longer known
+        # match / anything else: names it binds are no longer known
         return _Flow(), grad_enabled
 
     def _small(self, small, flow: _Flow, grad_enabled: bool) -> tuple[_Flow, bool]:
