@@ -37,6 +37,10 @@ class Witness:
 
 @dataclass
 class Diagnostic:
+    """One finding. `message` is the one-line headline editors show (what is wrong, at
+    most `SHORT_MESSAGE` characters); `detail` is the rest: why, what torch does, the fix.
+    `cell` is the 1-based code cell of a notebook; `line` then counts within that cell."""
+
     path: str
     line: int
     column: int
@@ -49,6 +53,14 @@ class Diagnostic:
     fix: Fix | None = None
     witness: Witness | None = None
     probe: dict | None = field(default=None, compare=False)
+    detail: str = ""
+    cell: int | None = None
 
     def sort_key(self) -> tuple:
-        return (self.path, self.line, self.column, self.code, self.message)
+        return (self.path, self.cell or 0, self.line, self.column, self.code, self.message)
+
+    @property
+    def location(self) -> str:
+        """`path:line:col`, or `path:cell N:line:col` inside a notebook (as ruff prints it)."""
+        cell = f"cell {self.cell}:" if self.cell is not None else ""
+        return f"{self.path}:{cell}{self.line}:{self.column}"

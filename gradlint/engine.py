@@ -69,6 +69,7 @@ class FileContext:
         severity: Severity | None = None,
         fix: Fix | None = None,
         witness: Witness | None = None,
+        detail: str = "",
     ) -> None:
         if not self.config.is_selected(code):
             return
@@ -87,6 +88,7 @@ class FileContext:
                 severity=severity or doc.severity,
                 fix=fix,
                 witness=witness,
+                detail=detail,
             )
         )
 

@@ -1,4 +1,4 @@
-"""The per-file pipeline (read -> lint -> noqa -> per-file-ignores) and the process pool.
+"""The per-file pipeline (read, lint, noqa, per-file-ignores, finalize) and the process pool.
 
 A worker process that dies (libcst's native parser can crash on pathological input)
 does not stop the run: the files it may have been linting are re-run one per process,
@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from gradlint.config import Config
 from gradlint.diagnostic import Diagnostic
+from gradlint.findings import finalize
 from gradlint.suppression import apply_noqa
 
 
@@ -85,6 +86,7 @@ def lint_file(path: str, config: Config, source: bytes | None = None) -> FileRes
     ignored = config.ignored_in(path)
     if ignored:
         diagnostics = [d for d in diagnostics if not d.code.startswith(ignored)]
+    diagnostics = finalize(diagnostics)
     text = decode(source) if diagnostics or config.probe == "exec" else None
     return FileResult(path, diagnostics, result.internal_errors, text)
 

@@ -134,6 +134,8 @@ def test_json_fields_and_optional_fix_and_probe():
         "name": "module-backward-never-called",
         "severity": "warning",
         "message": "`M.backward` is never called",
+        "detail": "",
+        "help": load_catalogue()["GL303"].fix_hint.replace("\n", " "),
     }
     assert rich["fix"]["replacement"] == "torch.where(m, 0, x)"
     assert rich["fix"]["description"] == "use torch.where"

@@ -50,9 +50,14 @@ class Checker:
         severity: Severity | None = None,
         fix: Fix | None = None,
         witness: Witness | None = None,
+        detail: str = "",
     ) -> None:
+        """`message`: what is wrong, one line (<= 120 characters); `detail`: why, what
+        torch does and the fix. Without `detail` a long message is cut in two (findings.py)."""
         assert code in self.codes, f"{type(self).__name__} does not declare {code}"
-        self.file.report(node, code, message, severity=severity, fix=fix, witness=witness)
+        self.file.report(
+            node, code, message, severity=severity, fix=fix, witness=witness, detail=detail
+        )
 
 
 def load_checkers() -> list[type[Checker]]:

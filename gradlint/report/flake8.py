@@ -1,4 +1,5 @@
-"""`path:line:col: CODE message`, one line per finding, as flake8 prints them."""
+"""`path:line:col: CODE message`, one line per finding, as flake8 prints them
+(`path:cell N:line:col: ...` inside a notebook, as ruff prints it)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def probe_suffix(diagnostic: Diagnostic) -> str:
 
 def format_line(diagnostic: Diagnostic) -> str:
     d = diagnostic
-    return f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}{probe_suffix(d)}"
+    return f"{d.location}: {d.code} {d.message}{probe_suffix(d)}"
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, str]) -> str:

@@ -51,6 +51,8 @@ def format_finding(diagnostic: Diagnostic, lines: list[str] | None) -> str:
             f"{d.line} | {line}",
             f"{gutter} | {underline(line, d)}",
         ]
+    if d.detail:
+        out += note("detail", d.detail)
     doc = load_catalogue().get(d.code)
     if doc is not None and doc.fix_hint:
         out += note("help", doc.fix_hint)

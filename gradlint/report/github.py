@@ -25,10 +25,11 @@ def format_command(diagnostic: Diagnostic) -> str:
         "col": d.column,
         "endLine": d.end_line,
         "endColumn": d.end_column,
-        "title": d.code,
+        "title": d.code if d.cell is None else f"{d.code} (cell {d.cell})",
     }
     joined = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
-    return f"::{command} {joined}::{escape_data(d.message + probe_suffix(d))}"
+    text = d.message + probe_suffix(d) + (f"\n\n{d.detail}" if d.detail else "")
+    return f"::{command} {joined}::{escape_data(text)}"
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, str]) -> str:

@@ -1,11 +1,18 @@
-"""`json`: one array, one object per finding; `fix` and `probe` only where present."""
+"""`json`: one array, one object per finding; `cell`, `fix` and `probe` only where present."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 
+from gradlint.catalogue import load_catalogue
 from gradlint.diagnostic import Diagnostic
+
+
+def help_text(code: str) -> str:
+    """The rule's fix hint (first paragraph of its *Use instead*), one line."""
+    doc = load_catalogue().get(code)
+    return " ".join(doc.fix_hint.split()) if doc is not None else ""
 
 
 def as_dict(diagnostic: Diagnostic) -> dict:
@@ -20,7 +27,11 @@ def as_dict(diagnostic: Diagnostic) -> dict:
         "name": d.name,
         "severity": d.severity.value,
         "message": d.message,
+        "detail": d.detail,
+        "help": help_text(d.code),
     }
+    if d.cell is not None:
+        finding["cell"] = d.cell
     if d.fix is not None:
         finding["fix"] = dataclasses.asdict(d.fix)
     if d.probe is not None:

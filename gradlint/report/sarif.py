@@ -78,8 +78,13 @@ def sarif_result(diagnostic: Diagnostic, rule_index: dict[str, int]) -> dict:
         result["ruleIndex"] = rule_index[d.code]
     if d.fix is not None:
         result["fixes"] = [sarif_fix(d.path, d.fix)]
+    properties = {"detail": d.detail} if d.detail else {}
+    if d.cell is not None:
+        properties["cell"] = d.cell  # the region's lines count within this code cell
     if d.probe is not None:
-        result["properties"] = {"probe": d.probe}
+        properties["probe"] = d.probe
+    if properties:
+        result["properties"] = properties
     return result
 
 
