@@ -13,6 +13,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from gradlint.analysis.context import ModuleIndex, Scope
+from gradlint.analysis.dataflow import FileFacts
 from gradlint.analysis.names import ImportTable
 from gradlint.analysis.shapes import FileShapes
 from gradlint.analysis.walk import LAYOUT, walk
@@ -48,6 +49,11 @@ class FileContext:
     def shapes(self) -> FileShapes:
         """Symbolic shapes, analysed per function on a rule's first query."""
         return FileShapes(self.module, self.imports, self.index)
+
+    @cached_property
+    def dataflow(self) -> FileFacts:
+        """The dataflow interpreter's facts and events, computed on a rule's first query."""
+        return FileFacts(self.module, self.imports, self.index, self.scope)
 
     @cached_property
     def _positions(self):

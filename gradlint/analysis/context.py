@@ -40,7 +40,7 @@ def kind_of_qualified_base(qualified: str) -> ClassKind | None:
     return None
 
 
-@dataclass
+@dataclass(eq=False)
 class ClassInfo:
     node: cst.ClassDef
     name: str

@@ -1,0 +1,1637 @@
+"""One abstract interpreter per file: statements in order, branches joined, loops run
+twice (so what one iteration saves is seen by the next), grad mode as a three-valued
+fact, and calls of the file's own functions and modules interpreted with the caller's
+values (`model(x)` runs `Net.forward`, `update(model.fc.weight)` runs `update`).
+
+Every scope is analysed: the module body (training scripts), each function and method on
+its own (arguments unknown, `forward` arguments of entry modules marked), and again
+inside its callers, up to a bounded depth. Rules read the events it records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+
+from gradlint.analysis import torch_ops as ops
+from gradlint.analysis.context import ClassInfo, ClassKind, ModuleIndex, Scope
+from gradlint.analysis.dataflow.events import Body, DataWrite, InplaceEdit, Saver
+from gradlint.analysis.dataflow.values import (
+    ClassRef,
+    Const,
+    Function,
+    Grad,
+    Mapping,
+    Obj,
+    Parameters,
+    Seq,
+    Tensor,
+    Value,
+    join,
+    new_storage,
+)
+from gradlint.analysis.names import ImportTable, dotted
+from gradlint.analysis.walk import visit
+
+MAX_DEPTH = 3  # calls interpreted inside their caller, below each analysed body
+MAX_STEPS = 60_000  # statements interpreted per file, inlined calls included
+
+_AUG_FORMS = {
+    "SubtractAssign": "t -= 1.0",
+    "MultiplyAssign": "t *= 2.0",
+    "DivideAssign": "t /= 2.0",
+}
+_OPERATOR_SYMBOLS = {
+    "Multiply": "*",
+    "Divide": "/",
+    "MatrixMultiply": "@",
+    "Add": "+",
+    "Subtract": "-",
+}
+_MASK_FUNCTIONS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "bool"})
+_MASK_FUNCTIONS_QUALIFIED = frozenset(
+    {f"torch.{n}" for n in _MASK_FUNCTIONS} | {"torch.logical_not", "torch.logical_and"}
+)
+_NO_GRAD_RESULTS = frozenset(
+    {"argmax", "argmin", "argsort", "size", "dim", "numel", "item", "tolist", "nonzero"}
+)
+_TENSOR_ONLY_METHODS = frozenset(
+    {"view", "permute", "size", "dim", "unsqueeze", "contiguous", "masked_fill", "type_as"}
+)
+_MULTI_VIEW_METHODS = frozenset({"chunk", "split", "unbind", "tensor_split", "split_with_sizes"})
+_MULTI_VIEW_FUNCTIONS = frozenset(f"torch.{name}" for name in _MULTI_VIEW_METHODS)
+_VIEW_FUNCTIONS = frozenset(
+    {"torch.transpose", "torch.permute", "torch.squeeze", "torch.unsqueeze", "torch.narrow"}
+)
+_SAME_MODULE_METHODS = frozenset(
+    {"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_"}
+)
+_SAME_TENSOR_METHODS = frozenset({"to", "cuda", "cpu", "type_as"})
+_PARAMETER_ITERATORS = frozenset({"parameters", "named_parameters"})
+_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})
+
+
+@dataclass
+class State:
+    """The flow-sensitive part: names, saved storages, grad mode."""
+
+    env: dict[str, Value | None]
+    saved: dict[int, Saver] = field(default_factory=dict)
+    grad: bool | None = True  # None: decided at run time (`set_grad_enabled(flag)`)
+    guarded: bool = False
+    masks: frozenset[str] = frozenset()
+
+    def copy(self) -> State:
+        return State(dict(self.env), dict(self.saved), self.grad, self.guarded, self.masks)
+
+
+def join_states(states: list[State]) -> State | None:
+    live = [s for s in states if s is not None]
+    if not live:
+        return None
+    first, *rest = live
+    joined = first.copy()
+    for other in rest:
+        for name in set(joined.env) | set(other.env):
+            joined.env[name] = join(joined.env.get(name), other.env.get(name))
+        for storage, saver in other.saved.items():
+            joined.saved.setdefault(storage, saver)
+        if joined.grad != other.grad:
+            joined.grad = None
+        joined.guarded = joined.guarded or other.guarded
+        joined.masks = joined.masks & other.masks
+    return joined
+
+
+@dataclass
+class Pending:
+    """Edits a callee made into a caller's tensor, confirmed if the caller reads one of
+    `names` (bound to that tensor before the call) afterwards."""
+
+    storage: int
+    names: set[str]
+    edits: list[InplaceEdit]
+
+
+@dataclass
+class Frame:
+    """One body being interpreted: a function, a method, or the module."""
+
+    body: Body
+    owner: ClassInfo | None
+    depth: int
+    returns: list[Value | None] = field(default_factory=list)
+    order: int = 0
+    bound_at: dict[str, int] = field(default_factory=dict)
+    read_parameters: set[str] = field(default_factory=set)
+    data_writes: list[tuple[int, cst.CSTNode, str]] = field(default_factory=list)
+    backward_calls: list[tuple[int, int]] = field(default_factory=list)
+    pending: list[Pending] = field(default_factory=list)
+    statement: cst.CSTNode | None = None
+
+
+class FileFacts:
+    """The interpreter's results for one file: events, by kind."""
+
+    def __init__(self, module: cst.Module, imports: ImportTable, index: ModuleIndex, scope: Scope):
+        self.edits: list[InplaceEdit] = []
+        self.data_writes: list[DataWrite] = []
+        Interpreter(module, imports, index, scope, self).run()
+
+
+class Interpreter:
+    def __init__(
+        self,
+        module: cst.Module,
+        imports: ImportTable,
+        index: ModuleIndex,
+        scope: Scope,
+        facts: FileFacts,
+    ) -> None:
+        self.module = module
+        self.imports = imports
+        self.index = index
+        self.scope = scope
+        self.facts = facts
+        self.steps = 0
+        self.functions = _functions(module, index)  # FunctionDef -> owner
+        self.top_level = {
+            node.name.value: node for node, owner in self.functions.items() if owner is None
+        }
+        scan = _CallScan(set(index.by_name))
+        visit(module, scan)
+        self.constructed = scan.constructed
+        self.calls = scan.by_body
+        self.dirty = {node: frozenset(names) for node, names in scan.dirty.items()}
+        self.freezes = scan.freezes
+        self.differentiated = self._differentiated()
+        self.call_modes: dict[cst.FunctionDef, list[bool | None]] = {}
+        self.class_objects: dict[ClassInfo, Obj] = {}
+        self.stack: list[cst.FunctionDef] = []
+
+    # -- entry --------------------------------------------------------------------------
+
+    def run(self) -> None:
+        body = Body(None, None, None in self.differentiated, None)
+        frame = Frame(body, None, 0)
+        state = State({}, grad=True)
+        self._block(self.module.body, state, frame)
+        self._finish(frame)
+        for node, owner in self.functions.items():
+            self._standalone(node, owner)
+        self._drop_edits_of_functions_called_without_grad()
+
+    def _standalone(self, node: cst.FunctionDef, owner: ClassInfo | None) -> None:
+        role = _role(node, owner)
+        grad = self._declared_grad(node, owner)
+        body = Body(
+            node, role, node in self.differentiated, node, self.dirty.get(node, frozenset())
+        )
+        frame = Frame(body, owner, 0)
+        env: dict[str, Value | None] = {}
+        params = _positional(node, owner, role)
+        for param in params:
+            env[param.name.value] = self._argument_fact(param, owner, role)
+        self._bind_defaults(node, env, params)
+        if owner is not None and _takes_self(node):
+            env[node.params.params[0].name.value] = self.instance(owner)
+        self.stack.append(node)
+        self._block(node.body.body, State(env, grad=grad), frame)
+        self.stack.pop()
+        self._finish(frame)
+
+    def _argument_fact(self, param: cst.Param, owner: ClassInfo | None, role: str | None):
+        name = param.name.value
+        if role is None:
+            return None
+        entry = owner is not None and owner.name not in self.constructed
+        return Tensor(
+            new_storage(),
+            is_tensor=_annotated_tensor(param, self.imports),
+            described="forward() argument",
+            forward_input=name if entry or role == "function_forward" else None,
+            entry_input=entry,
+        )
+
+    def _bind_defaults(self, node, env, params) -> None:
+        """Keyword parameters defaulting to False are opt-in flags the caller decides."""
+        for param in [*params, *node.params.kwonly_params]:
+            if param.name.value in env and env[param.name.value] is not None:
+                continue
+            if param.default is not None and _is_false(param.default):
+                env[param.name.value] = OPT_IN
+
+    def _declared_grad(self, node: cst.FunctionDef, owner: ClassInfo | None) -> bool | None:
+        grad: bool | None = owner is None or owner.kind is not ClassKind.OPTIMIZER
+        for decorator in node.decorators:
+            effect = self.scope.grad_effect(decorator.decorator)
+            if effect is not None:
+                grad = effect
+        return grad
+
+    def _drop_edits_of_functions_called_without_grad(self) -> None:
+        off = {
+            node
+            for node, modes in self.call_modes.items()
+            if modes and all(mode is False for mode in modes)
+        }
+        self.facts.edits = [e for e in self.facts.edits if e.body.standalone not in off]
+
+    def _differentiated(self) -> set[cst.FunctionDef | None]:
+        """Bodies whose results autograd differentiates: module forwards, bodies calling
+        backward(), and the functions of this file they call."""
+        roots = {body for body, calls in self.calls.items() if calls.backward}
+        roots |= {
+            node
+            for node, owner in self.functions.items()
+            if owner is not None and owner.is_module and node.name.value == "forward"
+        }
+        pending, seen = list(roots), set(roots)
+        while pending:
+            body = pending.pop()
+            owner = self.functions.get(body) if body is not None else None
+            for name in self.calls[body].names if body in self.calls else ():
+                callee = self._callee_by_name(name, owner)
+                if callee is not None and callee not in seen:
+                    seen.add(callee)
+                    pending.append(callee)
+        return seen
+
+    def _callee_by_name(self, name: str, owner: ClassInfo | None) -> cst.FunctionDef | None:
+        if "." not in name:
+            return self.top_level.get(name)
+        head, _, method = name.partition(".")
+        if head == "self" and owner is not None and "." not in method:
+            return owner.methods.get(method)
+        return None
+
+    # -- objects ------------------------------------------------------------------------
+
+    def instance(self, info: ClassInfo, call: cst.Call | None = None, args=None) -> Obj:
+        """An instance of a class of the file, its attributes from running `__init__`."""
+        if call is None and info in self.class_objects:
+            return self.class_objects[info]
+        obj = Obj(info.name, info, call)
+        if call is None:
+            self.class_objects[info] = obj
+        init = self._method(info, "__init__")
+        if init is not None and init not in self.stack and len(self.stack) < MAX_DEPTH + 2:
+            self._run_init(init, obj, args)
+        return obj
+
+    def _method(self, info: ClassInfo, name: str) -> cst.FunctionDef | None:
+        seen = set()
+        while info is not None and info not in seen:
+            seen.add(info)
+            if name in info.methods:
+                return info.methods[name]
+            info = next(
+                (self.index.by_name[b] for b in info.base_names if b in self.index.by_name), None
+            )
+        return None
+
+    def _owner_of(self, node: cst.FunctionDef) -> ClassInfo | None:
+        return self.functions.get(node)
+
+    def _run_init(self, init: cst.FunctionDef, obj: Obj, args) -> None:
+        owner = self._owner_of(init)
+        body = Body(init, None, False, None)
+        frame = Frame(body, owner, MAX_DEPTH)  # no calls inlined: only attributes matter
+        env = self._bind_call(init, owner, obj, args)
+        self.stack.append(init)
+        self._block(init.body.body, State(env, grad=True), frame)
+        self.stack.pop()
+
+    def torch_layer(self, qualified: str, call: cst.Call, args) -> Obj:
+        spec = ops.PARAMETER_LAYERS.get(qualified)
+        names = tuple(a for a in spec[0] if _layer_has(call, a)) if spec else ()
+        obj = Obj(qualified, None, call, torch_layer=True, parameters=names)
+        if qualified in _CONTAINERS and args is not None:
+            positional, _ = args
+            items = positional
+            if qualified == "torch.nn.ModuleList" and positional and isinstance(positional[0], Seq):
+                seq = positional[0]
+                items = [seq.item(0)] if seq.any_length else list(seq.items)
+                obj.attrs["*"] = seq.item(0) if seq.any_length else None
+            for number, item in enumerate(items):
+                obj.attrs[str(number)] = item
+        return obj
+
+    # -- statements ---------------------------------------------------------------------
+
+    def _block(self, statements: Iterable[cst.CSTNode], state: State, frame: Frame):
+        """Interpret statements in order; returns the state after, or None when every
+        path returned or raised."""
+        current: State | None = state
+        for statement in statements:
+            if current is None:
+                return None
+            self.steps += 1
+            frame.order += 1
+            current = self._statement(statement, current, frame)
+        return current
+
+    def _statement(self, statement: cst.CSTNode, state: State, frame: Frame) -> State | None:
+        frame.statement = statement
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                frame.statement = small
+                if self._small(small, state, frame) is None:
+                    return None
+            return state
+        if isinstance(statement, cst.If):
+            return self._if(statement, state, frame)
+        if isinstance(statement, cst.For):
+            self.eval(statement.iter, state, frame)
+            return self._loop(statement, state, frame, statement.target, statement.iter)
+        if isinstance(statement, cst.While):
+            self.eval(statement.test, state, frame)
+            return self._loop(statement, state, frame, None, None)
+        if isinstance(statement, cst.With):
+            return self._with(statement, state, frame)
+        if isinstance(statement, cst.Try):
+            return self._try(statement, state, frame)
+        if isinstance(statement, cst.FunctionDef):
+            owner = self.functions.get(statement)
+            state.env[statement.name.value] = Function(statement, owner)
+            return state
+        if isinstance(statement, cst.ClassDef):
+            info = self.index.by_node.get(statement)
+            state.env[statement.name.value] = ClassRef(info) if info is not None else None
+            return state
+        return state
+
+    def _if(self, statement: cst.If, state: State, frame: Frame) -> State | None:
+        test = self.eval(statement.test, state, frame)
+        truth = _truth(test)
+        branches = []
+        if truth is not False:
+            then = state.copy()
+            then.guarded = state.guarded or test is OPT_IN
+            then = self._block(statement.body.body, then, frame)
+            if then is not None:
+                then.guarded = state.guarded
+            branches.append(then)
+        if truth is not True:
+            other = state.copy()
+            orelse = statement.orelse
+            if isinstance(orelse, cst.If):
+                other = self._statement(orelse, other, frame)
+            elif orelse is not None:
+                other = self._block(orelse.body.body, other, frame)
+            branches.append(other)
+        return self._merge_into(state, branches)
+
+    def _merge_into(self, state: State, branches: list[State | None]) -> State | None:
+        joined = join_states(branches)
+        if joined is None:
+            return None
+        state.env, state.saved, state.grad = joined.env, joined.saved, joined.grad
+        state.masks = joined.masks
+        return state
+
+    def _loop(self, statement, state: State, frame: Frame, target, source) -> State | None:
+        """The body twice: what one iteration saves or binds is seen by the next."""
+        entry = state.copy()
+        current: State | None = state.copy()
+        for _ in range(2):
+            if current is None:
+                break
+            if target is not None:
+                self._bind_loop_target(target, source, current, frame)
+            after = self._block(statement.body.body, current, frame)
+            current = after if after is not None else None
+        exits = [entry, current]
+        if statement.orelse is not None and current is not None:
+            exits[1] = self._block(statement.orelse.body.body, current.copy(), frame)
+        return self._merge_into(state, exits)
+
+    def _with(self, statement: cst.With, state: State, frame: Frame) -> State | None:
+        outer = state.grad
+        for item in statement.items:
+            effect = self._grad_effect(item.item)
+            if effect is not _NO_EFFECT:
+                state.grad = effect
+            else:
+                self.eval(item.item, state, frame)
+            if item.asname is not None:
+                self._bind(item.asname.name, None, state, frame)
+        after = self._block(statement.body.body, state, frame)
+        if after is not None:
+            after.grad = outer
+        return after
+
+    def _try(self, statement: cst.Try, state: State, frame: Frame) -> State | None:
+        entry = state.copy()
+        body = self._block(statement.body.body, state.copy(), frame)
+        exits = []
+        if body is not None and statement.orelse is not None:
+            body = self._block(statement.orelse.body.body, body, frame)
+        exits.append(body)
+        for handler in statement.handlers:
+            start = join_states([entry, body]) or entry.copy()
+            exits.append(self._block(handler.body.body, start, frame))
+        joined = self._merge_into(state, exits)
+        if statement.finalbody is not None:
+            base = joined if joined is not None else entry
+            return self._block(statement.finalbody.body.body, base, frame) and joined
+        return joined
+
+    def _grad_effect(self, expr: cst.BaseExpression):
+        """False/True for a no-grad/enable-grad context, None for a mode only known at run
+        time (`set_grad_enabled(train)`), _NO_EFFECT for anything else."""
+        call = expr if isinstance(expr, cst.Call) else None
+        target = call.func if call is not None else expr
+        qualified = self.imports.resolve(target)
+        runtime_flag = call is not None and call.args and _literal_bool(call.args[0].value) is None
+        if qualified in ("torch.set_grad_enabled", "torch._C._set_grad_enabled") and runtime_flag:
+            return None
+        effect = self.scope.grad_effect(expr)
+        return _NO_EFFECT if effect is None else effect
+
+    def _small(self, small: cst.CSTNode, state: State, frame: Frame) -> State | None:
+        if isinstance(small, cst.Expr):
+            if isinstance(small.value, cst.Call):
+                effect = self._grad_effect(small.value)
+                if effect is not _NO_EFFECT:
+                    state.grad = effect
+                    return state
+            self.eval(small.value, state, frame)
+        elif isinstance(small, cst.Assign):
+            self._assign(small, state, frame)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            value = self.eval(small.value, state, frame)
+            self._bind(small.target, value, state, frame, small.value)
+        elif isinstance(small, cst.AugAssign):
+            self._aug_assign(small, state, frame)
+        elif isinstance(small, cst.Return):
+            value = self.eval(small.value, state, frame) if small.value is not None else None
+            frame.returns.append(value)
+            return None
+        elif isinstance(small, cst.Raise):
+            return None
+        elif isinstance(small, cst.Assert):
+            self.eval(small.test, state, frame)
+            self.eval(small.msg, state, frame)
+        elif isinstance(small, cst.Continue | cst.Break):
+            return state
+        return state
+
+    def _assign(self, node: cst.Assign, state: State, frame: Frame) -> None:
+        value = self.eval(node.value, state, frame)
+        for target in node.targets:
+            target = target.target
+            if isinstance(target, cst.Subscript):
+                self.eval(target.value, state, frame)
+                self._eval_index(target, state, frame)
+                mask = self._is_mask(target, state)
+                form = "t[t > 0] = 0.0" if mask else "t[0] = 0.0"
+                edit = _Edit(node, target.value, form, mask=mask, proves_tensor=mask)
+                self._edit(edit, state, frame)
+            elif isinstance(target, cst.Attribute) and target.attr.value == "data":
+                self._data_write(node, target.value, state, frame)
+            elif isinstance(target, cst.Attribute) and target.attr.value == "requires_grad":
+                self._set_requires_grad(target.value, _truth(value), state, frame)
+            else:
+                self._bind(target, value, state, frame, node.value)
+
+    def _aug_assign(self, node: cst.AugAssign, state: State, frame: Frame) -> None:
+        self.eval(node.value, state, frame)
+        target = node.target
+        if isinstance(target, cst.Subscript):
+            self.eval(target.value, state, frame)
+            self._eval_index(target, state, frame)
+            mask = self._is_mask(target, state)
+            form = "t[t > 0] += 1.0" if mask else "t[0] += 1.0"
+            self._edit(_Edit(node, target.value, form, mask=mask, proves_tensor=mask), state, frame)
+            return
+        form = _AUG_FORMS.get(type(node.operator).__name__, "t += 1.0")
+        current = self.eval(target, state, frame)
+        self._edit(_Edit(node, target, form), state, frame)
+        if not (isinstance(current, Tensor) and current.is_tensor):
+            self._bind(target, None, state, frame)  # a number (or unknown) rebinds
+
+    # -- binding ------------------------------------------------------------------------
+
+    def _bind(self, target, value, state: State, frame: Frame, source=None) -> None:
+        if isinstance(target, cst.Name | cst.Attribute):
+            name = dotted(target)
+            if name is None:
+                return
+            if isinstance(target, cst.Attribute):
+                self._set_attribute(target, value, state, frame)
+            state.env[name] = value
+            frame.bound_at[name] = frame.order
+            for pending in frame.pending:
+                pending.names.discard(name)
+            is_mask = source is not None and self._is_mask_expr(source, state)
+            state.masks = state.masks | {name} if is_mask else state.masks - {name}
+            return
+        if isinstance(target, cst.Tuple | cst.List):
+            elements = target.elements
+            items = _unpack(value, len(elements))
+            for element, item in zip(elements, items, strict=True):
+                inner = element.value
+                if isinstance(element, cst.StarredElement):
+                    item = None
+                self._bind(inner, item, state, frame)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value, None, state, frame)
+
+    def _set_attribute(self, target: cst.Attribute, value, state: State, frame: Frame) -> None:
+        """`obj.attr = value` stores into the instance (a heap cell, flow-insensitive)."""
+        owner = self.eval(target.value, state, frame)
+        if isinstance(owner, Obj) and not owner.torch_layer:
+            owner.attrs[target.attr.value] = value
+        if isinstance(owner, Modules) and target.attr.value == "inplace" and _truth(value):
+            _force_inplace(owner.owner)
+
+    def _bind_loop_target(self, target, source, state: State, frame: Frame) -> None:
+        sources = _zip_arguments(source)
+        elements = target.elements if isinstance(target, cst.Tuple) else None
+        if sources is not None and elements is not None and len(elements) == len(sources):
+            for element, expr in zip(elements, sources, strict=True):
+                value = self.eval(expr, state, frame)
+                self._bind(element.value, _element(value, self.freezes), state, frame)
+            return
+        value = self.eval(source, state, frame)
+        named = isinstance(value, Parameters) and value.named
+        if named and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+            self._bind(target.elements[0].value, None, state, frame)
+            self._bind(target.elements[1].value, _element(value, self.freezes), state, frame)
+            return
+        self._bind(target, _element(value, self.freezes), state, frame)
+
+    def _set_requires_grad(self, expr, flag: bool | None, state: State, frame: Frame) -> None:
+        value = self.eval(expr, state, frame)
+        name = dotted(expr)
+        if isinstance(value, Tensor) and name is not None:
+            if flag is True and value.fresh or flag is True and value.grad is Grad.LEAF:
+                grad = Grad.LEAF
+            else:
+                grad = Grad.UNKNOWN
+            state.env[name] = replace(value, grad=grad, fresh=False, described="leaf tensor")
+        if flag is not True:
+            for owner in self._owners(expr, state, frame):
+                owner.frozen = True
+
+    def _owners(self, expr, state: State, frame: Frame) -> list[Obj]:
+        """The module instances `expr` reads a parameter of (`model.fc.weight` -> fc)."""
+        found = []
+        while isinstance(expr, cst.Attribute | cst.Subscript):
+            expr = expr.value
+            value = self.eval(expr, state, frame)
+            if isinstance(value, Obj):
+                found.append(value)
+            elif isinstance(value, Parameters | Modules) and value.owner is not None:
+                found.append(value.owner)
+        return found
+
+    # -- expressions --------------------------------------------------------------------
+
+    def eval(self, expr: cst.BaseExpression | None, state: State, frame: Frame):
+        """What `expr` is proven to hold; records the events inside it."""
+        if expr is None:
+            return None
+        if isinstance(expr, cst.Name):
+            return self._name(expr, state, frame)
+        if isinstance(expr, cst.Attribute):
+            return self._attribute(expr, state, frame)
+        if isinstance(expr, cst.Subscript):
+            return self._subscript(expr, state, frame)
+        if isinstance(expr, cst.Call):
+            return self._call(expr, state, frame)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._binary(expr, state, frame)
+        if isinstance(expr, cst.UnaryOperation):
+            operand = self.eval(expr.expression, state, frame)
+            if isinstance(expr.operator, cst.Not):
+                truth = _truth(operand)
+                return Const(not truth) if truth is not None else None
+            if isinstance(operand, Tensor):
+                return operand.derived()
+            return None
+        if isinstance(expr, cst.Tuple | cst.List):
+            items = [self.eval(e.value, state, frame) for e in expr.elements]
+            if any(isinstance(e, cst.StarredElement) for e in expr.elements):
+                return None
+            return Seq(tuple(items))
+        if isinstance(expr, cst.Dict):
+            items = []
+            for element in expr.elements:
+                if not isinstance(element, cst.DictElement):
+                    return None
+                value = self.eval(element.value, state, frame)
+                key = element.key
+                if isinstance(key, cst.SimpleString):
+                    items.append((key.evaluated_value, value))
+            return Mapping(tuple(items))
+        if isinstance(expr, cst.ListComp | cst.GeneratorExp):
+            inner = state.copy()
+            for clause in _comp_clauses(expr.for_in):
+                self.eval(clause.iter, inner, frame)
+                self._bind(clause.target, None, inner, frame)
+            element = self.eval(expr.elt, inner, frame)
+            return Seq((element,), any_length=True)
+        if isinstance(expr, cst.Comparison):
+            self.eval(expr.left, state, frame)
+            for target in expr.comparisons:
+                self.eval(target.comparator, state, frame)
+            return None
+        if isinstance(expr, cst.IfExp):
+            return self._if_expression(expr, state, frame)
+        if isinstance(expr, cst.BooleanOperation):
+            left = self.eval(expr.left, state, frame)
+            right = self.eval(expr.right, state, frame)
+            if isinstance(expr.operator, cst.And) and (left is OPT_IN or right is OPT_IN):
+                return OPT_IN
+            return None
+        if isinstance(expr, cst.Integer | cst.Float):
+            return Const(expr.evaluated_value)
+        if isinstance(expr, cst.SimpleString):
+            return Const(expr.evaluated_value)
+        if isinstance(expr, cst.NamedExpr):
+            value = self.eval(expr.value, state, frame)
+            self._bind(expr.target, value, state, frame)
+            return value
+        return None
+
+    def _if_expression(self, expr: cst.IfExp, state: State, frame: Frame):
+        test = self.eval(expr.test, state, frame)
+        truth = _truth(test)
+        if truth is True:
+            return self.eval(expr.body, state, frame)
+        if truth is False:
+            return self.eval(expr.orelse, state, frame)
+        outer = state.guarded
+        state.guarded = outer or test is OPT_IN
+        body = self.eval(expr.body, state, frame)
+        state.guarded = outer
+        return join(body, self.eval(expr.orelse, state, frame))
+
+    def _name(self, expr: cst.Name, state: State, frame: Frame):
+        name = expr.value
+        if name in ("True", "False", "None"):
+            return Const({"True": True, "False": False, "None": None}[name])
+        if name in state.env:
+            value = state.env[name]
+            self._note_read(name, value, frame)
+            return value
+        if name in self.top_level:
+            return Function(self.top_level[name])
+        info = self.index.by_name.get(name)
+        if info is not None:
+            return ClassRef(info)
+        return None
+
+    def _note_read(self, name: str, value, frame: Frame) -> None:
+        frame.read_parameters.add(name)
+        if not frame.pending or not isinstance(value, Tensor):
+            return
+        for pending in frame.pending:
+            if name in pending.names and value.storage == pending.storage:
+                for edit in pending.edits:
+                    if name not in edit.caller_reads:
+                        edit.caller_reads.append(name)
+
+    def _attribute(self, expr: cst.Attribute, state: State, frame: Frame):
+        name = dotted(expr)
+        if name is not None and name in state.env:
+            self._note_read(name, state.env[name], frame)
+            head = name.rpartition(".")[0]
+            frame.read_parameters.add(head)
+            return state.env[name]
+        if name is not None and self.imports.resolve(expr) is not None:
+            return None  # a torch (or other imported) name, not a value of the file
+        attr = expr.attr.value
+        if attr == "data":
+            base = self._peek(expr.value, state, frame)
+        else:
+            base = self.eval(expr.value, state, frame)
+        if isinstance(base, Tensor):
+            if attr in ("T", "mT", "H", "mH"):
+                return base.as_view()
+            if attr == "data":
+                return base.as_view(Grad.OFF)
+            return None
+        if isinstance(base, Obj):
+            if name is not None:
+                frame.read_parameters.update({name, name.rpartition(".")[0]})
+            return self._object_attribute(base, attr)
+        return None
+
+    def _object_attribute(self, obj: Obj, attr: str):
+        if obj.torch_layer:
+            if attr in obj.parameters:
+                return obj.parameter(attr)
+            if attr == "inplace":
+                return _inplace_flag(obj)
+            return obj.attrs.get(attr)
+        if attr not in obj.attrs:
+            return None
+        value = obj.attrs[attr]
+        if isinstance(value, Tensor) and value.described == "parameter":
+            # one storage per parameter: every read of `model.w` is the same tensor
+            return replace(obj.parameter(attr), grad=Grad.UNKNOWN if obj.frozen else value.grad)
+        return value
+
+    def _subscript(self, expr: cst.Subscript, state: State, frame: Frame):
+        base = self.eval(expr.value, state, frame)
+        indices = self._eval_index(expr, state, frame)
+        if isinstance(base, Tensor):
+            if _basic_index(expr):
+                return base.as_view()
+            return Tensor(new_storage(), base.grad_of_result(), is_tensor=True)
+        index = indices[0] if len(indices) == 1 else None
+        key = index.value if isinstance(index, Const) else None
+        if isinstance(base, Seq):
+            return base.item(key if isinstance(key, int) else None)
+        if isinstance(base, Mapping):
+            return base.get(key if isinstance(key, str) else None)
+        if isinstance(base, Obj):
+            if isinstance(key, int):
+                count = sum(1 for k in base.attrs if k.isdigit())
+                return base.attrs.get(str(key % count if count else key)) or base.attrs.get("*")
+            return base.attrs.get("*")
+        return None
+
+    def _eval_index(self, expr: cst.Subscript, state: State, frame: Frame) -> list:
+        values = []
+        for element in expr.slice:
+            if isinstance(element.slice, cst.Index):
+                values.append(self.eval(element.slice.value, state, frame))
+            else:
+                values.append(None)
+        return values
+
+    def _binary(self, expr: cst.BinaryOperation, state: State, frame: Frame):
+        left = self.eval(expr.left, state, frame)
+        right = self.eval(expr.right, state, frame)
+        symbol = _OPERATOR_SYMBOLS.get(type(expr.operator).__name__)
+        left_t = left if isinstance(left, Tensor) else None
+        right_t = right if isinstance(right, Tensor) else None
+        if symbol in ops.SAVES_OPERANDS_OPERATORS:
+            label = _snippet(self.module.code_for_node(expr))
+            self._save_operands(left_t, right_t, label, symbol, state)
+        known = [v for v in (left_t, right_t) if v is not None]
+        if not known:
+            if isinstance(left, Const) and isinstance(right, Const):
+                return _constant_arithmetic(expr.operator, left.value, right.value)
+            return None
+        grads = [v.grad for v in known]
+        if any(g in (Grad.LEAF, Grad.ON) for g in grads) and state.grad:
+            grad = Grad.ON
+        elif (
+            len(known) == 2
+            and all(g is Grad.OFF for g in grads)
+            or (
+                len(known) == 1
+                and known[0].grad is Grad.OFF
+                and isinstance(left if right_t is None else right, Const)
+            )
+        ):
+            grad = Grad.OFF
+        else:
+            grad = Grad.UNKNOWN
+        return Tensor(new_storage(), grad, is_tensor=any(v.is_tensor for v in known))
+
+    def _save_operands(self, left, right, label: str, op: str, state: State) -> None:
+        """Each operand of mul / div / matmul is saved when the other one requires grad."""
+        if op in ops.SAVES_OPERANDS_OPERATORS:
+            expression = f"t {op} w"
+        elif "." in op:
+            expression = f"{op}(t, w)"
+        else:
+            expression = f"t.{op}(w)"
+        for saved, other in ((left, right), (right, left)):
+            if saved is not None and other is not None and other.grad.requires_grad:
+                setup = (
+                    "t = torch.randn(4, 4)\nw = torch.randn(4, 4, requires_grad=True)\n"
+                    f"out = {expression}"
+                )
+                self._mark_saved(saved, Saver(label, setup), state)
+
+    def _mark_saved(self, value: Tensor, saver: Saver, state: State) -> None:
+        if state.grad:
+            state.saved.setdefault(value.storage, saver)
+
+    def _save_output(self, output: Tensor | None, op: str, sample: str, state: State) -> None:
+        if output is not None and output.grad.requires_grad:
+            setup = f"h = torch.randn(4, 4, requires_grad=True)\nt = {op}(h{sample})\nout = t"
+            self._mark_saved(output, Saver(op, setup), state)
+
+    # -- calls --------------------------------------------------------------------------
+
+    def _call(self, call: cst.Call, state: State, frame: Frame):
+        func = call.func
+        receiver = self.eval(func.value, state, frame) if isinstance(func, cst.Attribute) else None
+        args = self._arguments(call, state, frame)
+        qualified = self.imports.resolve(func)
+        if isinstance(func, cst.Attribute) and func.attr.value == "backward":
+            operand = dotted(func.value)
+            if operand in frame.bound_at:
+                frame.backward_calls.append((frame.order, frame.bound_at[operand]))
+        out = _argument(call, "out", None)
+        if out is not None and qualified and qualified.startswith("torch."):
+            self._edit(_Edit(call, out, "torch.add(x, 1.0, out=t)", out_arg=True), state, frame)
+        if qualified is not None and qualified.startswith("torch."):
+            return self._torch_call(call, qualified, args, state, frame)
+        if isinstance(func, cst.Name) and func.value == "super":
+            return _SUPER
+        if isinstance(func, cst.Attribute) and receiver is _SUPER:
+            return self._super_call(call, func.attr.value, args, state, frame)
+        callee = receiver if not isinstance(func, cst.Attribute) else None
+        if callee is None and not isinstance(func, cst.Attribute):
+            callee = self.eval(func, state, frame)
+        if isinstance(func, cst.Attribute) and isinstance(receiver, Obj):
+            bound = self._object_attribute(receiver, func.attr.value)
+            if bound is None and receiver.info is not None:
+                method = self._method(receiver.info, func.attr.value)
+                if method is not None:
+                    return self._inline(call, method, receiver, args, state, frame)
+            if bound is not None:
+                callee = bound
+            else:
+                return self._module_method(receiver, func.attr.value, args)
+        if isinstance(callee, Obj):
+            return self._call_module(call, callee, args, state, frame)
+        if isinstance(callee, Function):
+            return self._inline(call, callee.node, callee.bound, args, state, frame)
+        if isinstance(callee, ClassRef):
+            return self._construct(call, callee.info, args, state, frame)
+        if isinstance(func, cst.Attribute):
+            return self._method_call(call, func, receiver, args, state, frame)
+        return None
+
+    def _arguments(self, call: cst.Call, state: State, frame: Frame):
+        positional, keywords = [], {}
+        for arg in call.args:
+            value = self.eval(arg.value, state, frame)
+            if arg.star:
+                positional.append(_STAR)
+            elif arg.keyword is not None:
+                keywords[arg.keyword.value] = value
+            else:
+                positional.append(value)
+        return positional, keywords
+
+    def _super_call(self, call, name: str, args, state: State, frame: Frame):
+        owner = frame.owner
+        if owner is None or name != "__init__":
+            return None
+        base = next(
+            (self.index.by_name[b] for b in owner.base_names if b in self.index.by_name), None
+        )
+        init = self._method(base, "__init__") if base is not None else None
+        this = state.env.get("self")
+        if init is not None and isinstance(this, Obj) and init not in self.stack:
+            owner_of = self._owner_of(init)
+            env = self._bind_call(init, owner_of, this, args)
+            self.stack.append(init)
+            self._block(
+                init.body.body, State(env, grad=True), Frame(frame.body, owner_of, MAX_DEPTH)
+            )
+            self.stack.pop()
+        return None
+
+    def _construct(self, call: cst.Call, info: ClassInfo, args, state: State, frame: Frame):
+        if info.kind is ClassKind.MODULE or info.kind is ClassKind.PLAIN:
+            return self.instance(info, call, args)
+        return None
+
+    def _call_module(self, call: cst.Call, obj: Obj, args, state, frame, label=None):
+        if obj.torch_layer:
+            return self._layer_call(call, obj, args, state, frame, label)
+        if obj.info is None:
+            return None
+        forward = self._method(obj.info, "forward" if obj.info.is_module else "__call__")
+        if forward is None:
+            return None
+        return self._inline(call, forward, obj, args, state, frame)
+
+    def _inline(self, call, node: cst.FunctionDef, bound: Obj | None, args, state, frame):
+        """Interpret a function of the file with the caller's values."""
+        owner = self._owner_of(node)
+        modes = self.call_modes.setdefault(node, [])
+        modes.append(state.grad)
+        if frame.depth >= MAX_DEPTH or node in self.stack or self.steps > MAX_STEPS or args is None:
+            return None
+        env = self._bind_call(node, owner, bound, args)
+        callee_grad = state.grad
+        for decorator in node.decorators:
+            effect = self.scope.grad_effect(decorator.decorator)
+            if effect is not None:
+                callee_grad = effect
+        role = _role(node, owner)
+        body = Body(
+            node,
+            role,
+            frame.body.differentiated or node in self.differentiated,
+            frame.body.standalone,
+            self.dirty.get(node, frozenset()),
+        )
+        callee = Frame(body, owner, frame.depth + 1)
+        inner = State(env, dict(state.saved), callee_grad, state.guarded)
+        before = len(self.facts.edits)
+        self.stack.append(node)
+        self._block(node.body.body, inner, callee)
+        self.stack.pop()
+        self._finish(callee)
+        for storage, saver in inner.saved.items():
+            state.saved.setdefault(storage, saver)
+        self._watch_caller_reads(args, state, frame, self.facts.edits[before:])
+        result = None
+        for value in callee.returns:
+            result = value if result is None else join(result, value)
+        return result
+
+    def _watch_caller_reads(self, args, state: State, frame: Frame, edits) -> None:
+        positional, keywords = args
+        for value in [*positional, *keywords.values()]:
+            if not isinstance(value, Tensor):
+                continue
+            mine = [e for e in edits if e.value.storage == value.storage]
+            if not mine:
+                continue
+            names = {
+                name
+                for name, bound in state.env.items()
+                if isinstance(bound, Tensor) and bound.storage == value.storage
+            }
+            frame.pending.append(Pending(value.storage, names, mine))
+
+    def _bind_call(self, node: cst.FunctionDef, owner, bound: Obj | None, args):
+        positional, keywords = args if args is not None else ([], {})
+        params = list(node.params.params)
+        env: dict[str, Value | None] = {}
+        if owner is not None and _takes_self(node) and params:
+            env[params[0].name.value] = bound
+            params = params[1:]
+        star = _STAR in positional
+        for index, param in enumerate(params):
+            name = param.name.value
+            if name in keywords:
+                env[name] = keywords[name]
+            elif index < len(positional) and not star:
+                env[name] = positional[index]
+            elif param.default is not None and not star:
+                env[name] = self.eval(param.default, State({}), Frame(_NO_BODY, None, MAX_DEPTH))
+            else:
+                env[name] = None
+        for param in node.params.kwonly_params:
+            name = param.name.value
+            if name in keywords:
+                env[name] = keywords[name]
+            elif param.default is not None:
+                env[name] = self.eval(param.default, State({}), Frame(_NO_BODY, None, MAX_DEPTH))
+        return env
+
+    def _module_method(self, obj: Obj, name: str, args):
+        if name in _PARAMETER_ITERATORS:
+            return Parameters(obj, named=name == "named_parameters")
+        if name in ("modules", "children"):
+            return Modules(obj)
+        if name in _SAME_MODULE_METHODS:
+            if name == "requires_grad_" and args[0] and _truth(args[0][0]) is False:
+                obj.frozen = True
+            return obj
+        return None
+
+    def _torch_call(self, call: cst.Call, qualified: str, args, state: State, frame: Frame):
+        positional, keywords = args
+        first = positional[0] if positional else None
+        first = first if isinstance(first, Tensor) else None
+        first_node = call.args[0].value if call.args else None
+        if qualified in ops.TENSOR_FACTORIES or qualified == "torch.nn.Parameter":
+            return _factory(call, qualified, first)
+        if _is_layer_class(qualified):
+            return self.torch_layer(qualified, call, args)
+        if qualified in ops.INPLACE_FUNCTIONS and first_node is not None:
+            form = f"{qualified}(t{ops.INPLACE_FUNCTIONS[qualified]})"
+            self._edit(_Edit(call, first_node, form, first, proves_tensor=True), state, frame)
+            return first
+        if qualified in ops.INPLACE_FLAG_FUNCTIONS and first_node is not None:
+            flag = _argument(call, "inplace", ops.INPLACE_FLAG_FUNCTIONS[qualified])
+            flag_value = self.eval(flag, state, frame) if flag is not None else None
+            if _truth(flag_value) is True:
+                form = f"{qualified}(t, inplace=True)"
+                edit = _Edit(call, first_node, form, first, proves_tensor=True)
+                self._edit(edit, state, frame)
+                if qualified == "torch.nn.functional.relu" and first is not None:
+                    self._save_output(first, qualified, "", state)
+                return first
+        if first is None:
+            if qualified in ("torch.cat", "torch.stack") and isinstance(positional[0:1], list):
+                return _combined(positional[0] if positional else None, state)
+            return _result_of(positional, state)
+        if qualified in _MULTI_VIEW_FUNCTIONS:
+            return _views(first, qualified.rpartition(".")[2])
+        if qualified in _VIEW_FUNCTIONS:
+            return first.as_view()
+        if qualified in ops.SAVES_OUTPUT_FUNCTIONS:
+            output = first.derived(self._result_grad(first, state))
+            self._save_output(output, qualified, ops.SAVES_OUTPUT_FUNCTIONS[qualified], state)
+            return output
+        if qualified in ops.SAVES_INPUT_FUNCTIONS:
+            if first.grad.requires_grad and state.grad:
+                sample = ops.SAVES_INPUT_FUNCTIONS[qualified]
+                setup = (
+                    f"t = torch.randn(4, 4, requires_grad=True) * 1\nout = {qualified}(t{sample})"
+                )
+                self._mark_saved(first, Saver(qualified, setup), state)
+            return first.derived(self._result_grad(first, state))
+        if qualified in ops.SAVES_OPERANDS_FUNCTIONS and len(positional) >= 2:
+            second = positional[1] if isinstance(positional[1], Tensor) else None
+            name = "torch.matmul" if qualified == "torch.bmm" else qualified
+            self._save_operands(first, second, qualified, name, state)
+        if qualified.rpartition(".")[2] in _NO_GRAD_RESULTS:
+            return None
+        return _result_of(positional, state)
+
+    def _result_grad(self, operand: Tensor, state: State) -> Grad:
+        if state.grad is False:
+            return Grad.OFF
+        if state.grad is None and operand.grad.requires_grad:
+            return Grad.UNKNOWN
+        return operand.grad_of_result()
+
+    def _layer_call(self, call: cst.Call, layer: Obj, args, state, frame, label=None):
+        """A torch layer called on `args`; `label` names its input when no expression does."""
+        kind = layer.kind
+        positional, _ = args
+        first = positional[0] if positional and isinstance(positional[0], Tensor) else None
+        first_node = call.args[0].value if call.args else None
+        if kind == "torch.nn.Sequential":
+            return self._sequential(call, layer, args, state, frame)
+        if kind in _CONTAINERS:
+            return None
+        inplace = kind in ops.INPLACE_FLAG_MODULES and _truth(_inplace_flag(layer)) is True
+        if inplace and first_node is not None:
+            sample = ops.INPLACE_FLAG_MODULES[kind][1]
+            edit = _Edit(call, first_node, f"{kind}{sample}(t)", first, proves_tensor=True)
+            edit.written = label
+            self._edit(edit, state, frame)
+            if kind == "torch.nn.ReLU" and first is not None:
+                self._save_output(first, "torch.relu", "", state)
+            return first
+        if kind in ops.SAVES_OUTPUT_LAYERS and first is not None:
+            output = first.derived(self._result_grad(first, state))
+            self._save_output(output, kind + ops.SAVES_OUTPUT_LAYERS[kind], "", state)
+            return output
+        if kind in ops.PARAMETER_LAYERS:
+            learns = not layer.frozen and bool(layer.parameters)
+            if kind in ops.SAVES_INPUT_LAYERS and first is not None and learns:
+                saver = Saver(kind, "t = torch.randn(4, 4)\nout = torch.nn.Linear(4, 4)(t)")
+                self._mark_saved(first, saver, state)
+            if not learns:
+                return None
+            grad = Grad.ON if state.grad else (Grad.OFF if state.grad is False else Grad.UNKNOWN)
+            return Tensor(new_storage(), grad, is_tensor=True)
+        return None
+
+    def _sequential(self, call: cst.Call, layer: Obj, args, state: State, frame: Frame):
+        """Each stage called on the previous one's output; edits are reported at the call."""
+        value = args[0][0] if args[0] else None
+        stages = sorted((int(k), v) for k, v in layer.attrs.items() if k.isdigit())
+        container = self.module.code_for_node(call.func)
+        for number, stage in stages:
+            if not isinstance(stage, Obj):
+                return None
+            label = f"the output of `{container}[{number - 1}]`" if number else None
+            value = self._call_module(call, stage, ([value], {}), state, frame, label)
+        return value
+
+    def _method_call(self, call, func: cst.Attribute, receiver, args, state: State, frame: Frame):
+        method = func.attr.value
+        positional, _ = args
+        if isinstance(receiver, Parameters | Modules) or method in _PARAMETER_ITERATORS:
+            if method in _PARAMETER_ITERATORS and not isinstance(receiver, Tensor):
+                return Parameters(None, named=method == "named_parameters")
+            return None
+        if _through_data(func.value):
+            if method in ops.INPLACE_TENSOR_METHODS:
+                self._data_write(call, _strip_data(func.value), state, frame)
+            return None
+        if method in ops.INPLACE_TENSOR_METHODS:
+            if not _copies_itself(call, func):
+                form = f"t.{method}{ops.INPLACE_TENSOR_METHODS[method]}"
+                value = receiver if isinstance(receiver, Tensor) else None
+                edit = _Edit(call, func.value, form, value, proves_tensor=True)
+                self._edit(edit, state, frame)
+            return receiver
+        if method == "requires_grad_":
+            flag = _truth(positional[0]) if positional else True
+            if isinstance(receiver, Tensor):
+                leaf = flag is True and (receiver.fresh or receiver.grad is Grad.LEAF)
+                grad = Grad.LEAF if leaf else Grad.UNKNOWN
+                result = replace(receiver, grad=grad, fresh=False, described="leaf tensor")
+                name = dotted(func.value)
+                if name is not None and name in state.env:
+                    state.env[name] = result
+                return result
+            return receiver
+        if not isinstance(receiver, Tensor):
+            if isinstance(receiver, Seq) and method in ("append", "extend"):
+                return None
+            return None
+        name = dotted(func.value)
+        if method in _TENSOR_ONLY_METHODS and name in state.env and not receiver.is_tensor:
+            receiver = state.env[name] = replace(receiver, is_tensor=True)
+        if method in _MULTI_VIEW_METHODS:
+            return _views(receiver, method)
+        if method in ops.VIEW_METHODS:
+            if method == "detach":
+                return replace(receiver.as_view(Grad.OFF), described="")
+            return receiver.as_view()
+        if method in _SAME_TENSOR_METHODS:
+            return receiver
+        grad = self._result_grad(receiver, state)
+        if method in ops.SAVES_OUTPUT_METHODS:
+            output = receiver.derived(grad)
+            if output.grad.requires_grad:
+                sample = ops.SAVES_OUTPUT_METHODS[method]
+                setup = (
+                    f"h = torch.randn(4, 4, requires_grad=True)\nt = h.{method}{sample}\nout = t"
+                )
+                self._mark_saved(output, Saver(f"Tensor.{method}", setup), state)
+            return output
+        if method in ops.SAVES_INPUT_METHODS:
+            if receiver.grad.requires_grad:
+                sample = ops.SAVES_INPUT_METHODS[method]
+                setup = f"t = torch.randn(4, 4, requires_grad=True) * 1\nout = t.{method}{sample}"
+                self._mark_saved(receiver, Saver(f"Tensor.{method}", setup), state)
+            return receiver.derived(grad)
+        if method in ops.SAVES_OPERANDS_METHODS and positional:
+            other = positional[0] if isinstance(positional[0], Tensor) else None
+            op = "matmul" if method == "bmm" else method
+            self._save_operands(receiver, other, f"Tensor.{method}", op, state)
+            return receiver.derived(grad)
+        if method in _NO_GRAD_RESULTS:
+            return None
+        if method in ("clone", "contiguous", "float", "double", "sum", "mean"):
+            keeps = receiver.is_tensor or method not in ("sum", "mean")
+            return receiver.derived(grad, keeps)
+        return None
+
+    # -- masks --------------------------------------------------------------------------
+
+    def _is_mask(self, target: cst.Subscript, state: State) -> bool:
+        if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+            return False
+        return self._is_mask_expr(target.slice[0].slice.value, state)
+
+    def _is_mask_expr(self, expr: cst.BaseExpression, state: State) -> bool:
+        if isinstance(expr, cst.Comparison):
+            return all(
+                not isinstance(c.operator, cst.In | cst.NotIn | cst.Is | cst.IsNot)
+                for c in expr.comparisons
+            )
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+            return self._is_mask_expr(expr.expression, state)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(
+            expr.operator, cst.BitAnd | cst.BitOr
+        ):
+            return self._is_mask_expr(expr.left, state) or self._is_mask_expr(expr.right, state)
+        if isinstance(expr, cst.Name):
+            return expr.value in state.masks
+        if isinstance(expr, cst.Call):
+            if self.imports.resolve(expr.func) in _MASK_FUNCTIONS_QUALIFIED:
+                return True
+            return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _MASK_FUNCTIONS
+        return False
+
+    # -- events -------------------------------------------------------------------------
+
+    def _edit(self, edit: _Edit, state: State, frame: Frame) -> None:
+        if _through_data(edit.target):
+            self._data_write(edit.node, _strip_data(edit.target), state, frame)
+            return
+        value = edit.value or self._peek(edit.target, state, frame)
+        if not isinstance(value, Tensor):
+            return
+        saver = state.saved.get(value.storage)
+        self.facts.edits.append(
+            InplaceEdit(
+                node=edit.node,
+                target=edit.target,
+                form=edit.form,
+                value=value,
+                body=frame.body,
+                grad=state.grad,
+                saver=saver,
+                mask=edit.mask,
+                out_arg=edit.out_arg,
+                proves_tensor=edit.proves_tensor,
+                guarded=state.guarded,
+                written=edit.written,
+            )
+        )
+
+    def _peek(self, expr: cst.BaseExpression, state: State, frame: Frame):
+        """The value of an edit's target, without recording it as read."""
+        if isinstance(expr, cst.Name) and expr.value in state.env:
+            return state.env[expr.value]
+        pending, read = frame.pending, set(frame.read_parameters)
+        frame.pending = []
+        try:
+            return self.eval(expr, state, frame)
+        finally:
+            frame.pending, frame.read_parameters = pending, read
+
+    def _data_write(self, node: cst.CSTNode, owner: cst.BaseExpression, state, frame) -> None:
+        """A write through `param.data`: flagged in forward (after the parameter was used)
+        and between a forward pass and its backward()."""
+        name = dotted(owner)
+        if name is None:
+            return
+        value = self._peek(owner, state, frame)
+        if not isinstance(value, Tensor) or value.grad is not Grad.LEAF:
+            return
+        used = name in frame.read_parameters or name.rpartition(".")[0] in frame.read_parameters
+        if frame.body.role == "module_forward" and used:
+            where = "inside forward(), after the forward pass used it"
+            self.facts.data_writes.append(DataWrite(node, name, where))
+            return
+        frame.data_writes.append((frame.order, node, name))
+
+    def _finish(self, frame: Frame) -> None:
+        for order, node, name in frame.data_writes:
+            if any(bound < order < at for at, bound in frame.backward_calls):
+                where = "between a forward pass and its backward()"
+                self.facts.data_writes.append(DataWrite(node, name, where))
+
+
+@dataclass
+class _Edit:
+    node: cst.CSTNode
+    target: cst.BaseExpression
+    form: str
+    value: Tensor | None = None
+    mask: bool = False
+    proves_tensor: bool = False
+    out_arg: bool = False
+    written: str | None = None
+
+
+@dataclass(frozen=True)
+class Modules:
+    """`module.modules()` / `children()`: setting `inplace` on them reaches every layer."""
+
+    owner: Obj | None
+
+
+class _Marker:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+OPT_IN = Const(_Marker("opt-in flag"))  # a flag whose default is False, left to the caller
+_SUPER = Const(_Marker("super()"))
+_STAR = Const(_Marker("*args"))
+_NO_EFFECT = _Marker("no grad effect")
+_NO_BODY = Body(None, None, False, None)
+
+
+# -- helpers over values ------------------------------------------------------------------
+
+
+def _truth(value) -> bool | None:
+    if isinstance(value, Const) and isinstance(value.value, bool | int | str | type(None)):
+        return bool(value.value)
+    return None
+
+
+def _unpack(value, count: int) -> list:
+    if isinstance(value, Seq):
+        if value.any_length:
+            return [value.item(0)] * count
+        if len(value.items) == count:
+            return list(value.items)
+    return [None] * count
+
+
+def _element(value, freezes: bool):
+    """What iterating over `value` yields (`freezes`: the file switches requires_grad off
+    somewhere, so a parameter met in a loop may be frozen)."""
+    if isinstance(value, Parameters):
+        if freezes or (value.owner is not None and value.owner.frozen):
+            return None
+        return Tensor(new_storage(), Grad.LEAF, is_tensor=True, described="parameter")
+    if isinstance(value, Seq) and value.any_length:
+        return value.item(0)
+    if isinstance(value, Seq) and value.items and all(v == value.items[0] for v in value.items):
+        return value.items[0]
+    if isinstance(value, Obj) and "*" in value.attrs:
+        return value.attrs["*"]
+    if isinstance(value, Modules):
+        return value
+    return None
+
+
+def _views(base: Tensor, op: str) -> Seq:
+    view = replace(base.as_view(), multi_view=op)
+    return Seq((view,), any_length=True)
+
+
+def _factory(call: cst.Call, qualified: str, first) -> Tensor:
+    storage = new_storage()
+    if qualified == "torch.nn.Parameter":
+        flag = _argument(call, "requires_grad", 1)
+        leaf = flag is None or _is_true(flag)
+        grad = Grad.LEAF if leaf else Grad.OFF
+        return Tensor(storage, grad, is_tensor=True, described="parameter")
+    flag = _argument(call, "requires_grad", None)
+    if flag is not None and _is_true(flag):
+        return Tensor(storage, Grad.LEAF, is_tensor=True, described="leaf tensor")
+    if flag is None or _is_false(flag):
+        return Tensor(storage, Grad.OFF, is_tensor=True, fresh=True)
+    return Tensor(storage, Grad.UNKNOWN, is_tensor=True)
+
+
+def _result_of(positional: list, state: State):
+    tensors = [v for v in positional if isinstance(v, Tensor)]
+    if any(t.grad.requires_grad for t in tensors) and state.grad:
+        return Tensor(new_storage(), Grad.ON, is_tensor=True)
+    return None
+
+
+def _combined(value, state: State):
+    if isinstance(value, Seq):
+        return _result_of(list(value.items), state)
+    return None
+
+
+def _inplace_flag(layer: Obj):
+    if layer.attrs.get("inplace") is not None:
+        return layer.attrs["inplace"]
+    spec = ops.INPLACE_FLAG_MODULES.get(layer.kind)
+    if spec is None or layer.constructor is None:
+        return Const(False)
+    flag = _argument(layer.constructor, "inplace", spec[0])
+    if flag is None:
+        return Const(False)
+    if _is_true(flag) or _is_false(flag):
+        return Const(_is_true(flag))
+    return None
+
+
+def _force_inplace(obj: Obj | None, seen=None) -> None:
+    if obj is None:
+        return
+    seen = seen if seen is not None else set()
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    if obj.kind in ops.INPLACE_FLAG_MODULES:
+        obj.attrs["inplace"] = Const(True)
+    for value in obj.attrs.values():
+        if isinstance(value, Obj):
+            _force_inplace(value, seen)
+
+
+def _constant_arithmetic(operator, a, b):
+    if not isinstance(a, int | float) or not isinstance(b, int | float):
+        return None
+    if isinstance(a, bool) or isinstance(b, bool):
+        return None
+    name = type(operator).__name__
+    try:
+        if name == "Add":
+            return Const(a + b)
+        if name == "Subtract":
+            return Const(a - b)
+        if name == "Multiply":
+            return Const(a * b)
+        if name == "FloorDivide" and b:
+            return Const(a // b)
+    except OverflowError:
+        return None
+    return None
+
+
+def _is_layer_class(qualified: str) -> bool:
+    head, _, last = qualified.rpartition(".")
+    return (
+        (head == "torch.nn" or head.startswith("torch.nn.modules"))
+        and last[:1].isupper()
+        and qualified not in ops.NN_NON_MODULE_CLASSES
+    )
+
+
+# -- helpers over syntax ------------------------------------------------------------------
+
+
+def _functions(module: cst.Module, index: ModuleIndex) -> dict[cst.FunctionDef, ClassInfo | None]:
+    """Every function of the file, with the class it is a method of."""
+    found: dict[cst.FunctionDef, ClassInfo | None] = {}
+
+    def visit(statements, owner: ClassInfo | None) -> None:
+        for statement in statements:
+            if isinstance(statement, cst.FunctionDef):
+                found[statement] = owner
+                visit(statement.body.body, None)
+            elif isinstance(statement, cst.ClassDef):
+                visit(statement.body.body, index.by_node.get(statement))
+            elif isinstance(statement, cst.If | cst.Try | cst.With | cst.For | cst.While):
+                for block in _blocks(statement):
+                    visit(block, owner)
+
+    visit(module.body, None)
+    return found
+
+
+def _blocks(statement) -> list:
+    blocks = [statement.body.body]
+    for attr in ("orelse", "finalbody"):
+        block = getattr(statement, attr, None)
+        if isinstance(block, cst.If):
+            blocks.append([block])
+        elif block is not None:
+            blocks.append(block.body.body)
+    blocks.extend(handler.body.body for handler in getattr(statement, "handlers", ()))
+    return blocks
+
+
+@dataclass
+class _Calls:
+    names: set[str] = field(default_factory=set)
+    backward: bool = False
+
+
+class _CallScan(cst.CSTVisitor):
+    """Which names each body calls, and whether it calls backward()."""
+
+    def __init__(self, classes: set[str]) -> None:
+        self.classes = classes
+        self.by_body: dict[cst.FunctionDef | None, _Calls] = {None: _Calls()}
+        self.stack: list[cst.FunctionDef | None] = [None]
+        self.constructed: set[str] = set()
+        self.dirty: dict[cst.FunctionDef, set[str]] = {}
+        self.freezes = False  # something switches requires_grad off
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            attribute = target.target
+            if isinstance(attribute, cst.Attribute) and attribute.attr.value == "requires_grad":
+                self.freezes = self.freezes or not _is_true(node.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.stack.append(node)
+        self.by_body.setdefault(node, _Calls())
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.stack.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        calls = self.by_body[self.stack[-1]]
+        name = dotted(node.func) or ""
+        if name and (name.count(".") == 0 or (name.startswith("self.") and name.count(".") == 1)):
+            calls.names.add(name)
+        func = node.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else name
+        if last in ("backward", "grad"):
+            calls.backward = True
+        if last == "requires_grad_" and node.args and _is_false(node.args[0].value):
+            self.freezes = True
+        if last in self.classes:
+            self.constructed.add(last)
+        if last == "mark_dirty" and self.stack[-1] is not None:
+            marked = self.dirty.setdefault(self.stack[-1], set())
+            marked.update(dotted(a.value) or "" for a in node.args)
+
+
+def _comp_clauses(for_in):
+    while for_in is not None:
+        yield for_in
+        for_in = for_in.inner_for_in
+
+
+def _role(node: cst.FunctionDef, owner: ClassInfo | None) -> str | None:
+    if owner is None or node.name.value != "forward":
+        return None
+    if owner.kind is ClassKind.MODULE:
+        return "module_forward"
+    if owner.kind is ClassKind.AUTOGRAD_FUNCTION:
+        return "function_forward"
+    return None
+
+
+def _takes_self(node: cst.FunctionDef) -> bool:
+    return bool(node.params.params) and not any(
+        dotted(d.decorator) in ("staticmethod", "classmethod") for d in node.decorators
+    )
+
+
+def _positional(node: cst.FunctionDef, owner: ClassInfo | None, role: str | None) -> list:
+    params = list(node.params.params)
+    if owner is not None and _takes_self(node):
+        params = params[1:]
+    if role == "function_forward" and params and not _takes_self(node):
+        params = params[1:]  # ctx
+    elif role == "function_forward" and params:
+        params = params[1:]
+    return params
+
+
+def _annotated_tensor(param: cst.Param, imports: ImportTable) -> bool:
+    if param.annotation is None:
+        return False
+    return imports.resolve(param.annotation.annotation) == "torch.Tensor"
+
+
+def _argument(call: cst.Call, keyword: str, position: int | None) -> cst.BaseExpression | None:
+    """The argument passed as `keyword=` or at `position` (positional arguments only)."""
+    for index, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            if arg.keyword.value == keyword:
+                return arg.value
+        elif arg.star:
+            return None
+        elif index == position:
+            return arg.value
+    return None
+
+
+def _is_true(expr) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "True"
+
+
+def _is_false(expr) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "False"
+
+
+def _literal_bool(expr: cst.BaseExpression) -> bool | None:
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
+        return expr.value == "True"
+    return None
+
+
+def _layer_has(layer: cst.Call, attr: str) -> bool:
+    """False when the constructor call switched that parameter off (`bias=False`, ...)."""
+    for flag in ("affine", "elementwise_affine"):
+        if _is_false(_argument(layer, flag, None)):
+            return False
+    return not (attr == "bias" and _is_false(_argument(layer, "bias", None)))
+
+
+def _basic_index(expr: cst.Subscript) -> bool:
+    """Indexing by ints and slices only: the result is a view sharing storage."""
+    for element in expr.slice:
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            continue
+        value = index.value
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+            value = value.expression
+        if not isinstance(value, cst.Integer | cst.Ellipsis) and not (
+            isinstance(value, cst.Name) and value.value == "None"
+        ):
+            return False
+    return True
+
+
+def _copies_itself(call: cst.Call, func: cst.Attribute) -> bool:
+    """`t.copy_(t)`: the values do not change."""
+    if func.attr.value != "copy_" or not call.args:
+        return False
+    source = dotted(call.args[0].value)
+    return source is not None and source == dotted(func.value)
+
+
+def _snippet(code: str) -> str:
+    line = code.strip().splitlines()[0]
+    return line if len(line) <= 60 else line[:57] + "..."
+
+
+def _chain(expr: cst.BaseExpression):
+    while True:
+        yield expr
+        if isinstance(expr, cst.Attribute | cst.Subscript):
+            expr = expr.value
+        elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            expr = expr.func.value
+        else:
+            return
+
+
+def _through_data(expr: cst.BaseExpression) -> bool:
+    return _strip_data(expr) is not None
+
+
+def _strip_data(expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The tensor whose `.data` `expr` reaches into, or None."""
+    for part in _chain(expr):
+        if isinstance(part, cst.Attribute) and part.attr.value == "data":
+            return part.value
+    return None
+
+
+def _zip_arguments(expr) -> list | None:
+    if isinstance(expr, cst.Call) and dotted(expr.func) == "zip":
+        return [arg.value for arg in expr.args]
+    return None

@@ -1,0 +1,167 @@
+"""The abstract values the interpreter computes: what is proven about each name.
+
+`None` everywhere means unknown, and unknown never becomes a finding. A tensor is
+identified by its storage: views share their base's storage (and version counter), so an
+edit of a view is an edit of the base.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+import libcst as cst
+
+from gradlint.analysis.context import ClassInfo
+
+_storages = itertools.count(1)
+
+
+def new_storage() -> int:
+    return next(_storages)
+
+
+class Grad(Enum):
+    """What autograd knows of a tensor."""
+
+    OFF = "off"  # requires no grad (a factory result, a detached tensor, a frozen parameter)
+    LEAF = "leaf"  # a leaf that requires grad: a parameter, `requires_grad=True`
+    ON = "on"  # computed from tensors that require grad: a non-leaf with a grad_fn
+    UNKNOWN = "unknown"
+
+    @property
+    def requires_grad(self) -> bool | None:
+        if self is Grad.UNKNOWN:
+            return None
+        return self is not Grad.OFF
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A tensor and what is proven about it."""
+
+    storage: int
+    grad: Grad = Grad.UNKNOWN
+    view: bool = False  # a view of the storage's base, not the base itself
+    multi_view: str | None = None  # one of several views chunk/split/unbind returned
+    is_tensor: bool = False  # proven to be a tensor (not a Python number)
+    fresh: bool = False  # a leaf made by a factory: `requires_grad_()` makes it a LEAF
+    described: str = ""  # for messages: "parameter", "leaf tensor", "forward() argument"
+    forward_input: str | None = None  # the entry forward() argument it is
+    entry_input: bool = False  # a forward() argument no call site in the file passes
+
+    def derived(self, grad: Grad | None = None, is_tensor: bool | None = None) -> Tensor:
+        """A new tensor computed from this one."""
+        return Tensor(
+            new_storage(),
+            self.grad_of_result() if grad is None else grad,
+            is_tensor=self.is_tensor if is_tensor is None else is_tensor,
+        )
+
+    def grad_of_result(self) -> Grad:
+        if self.grad in (Grad.LEAF, Grad.ON):
+            return Grad.ON
+        return self.grad
+
+    def as_view(self, grad: Grad | None = None) -> Tensor:
+        return replace(self, view=True, fresh=False, grad=self.grad if grad is None else grad)
+
+
+@dataclass(frozen=True)
+class Const:
+    """A Python literal: a bool, number, string or None."""
+
+    value: object
+
+
+@dataclass(frozen=True)
+class Seq:
+    """A tuple or list of values, or a homogeneous sequence (`items` of one, `any_length`)."""
+
+    items: tuple[Value | None, ...]
+    any_length: bool = False
+
+    def item(self, index: int | None) -> Value | None:
+        if self.any_length:
+            return self.items[0] if self.items else None
+        if index is None or not -len(self.items) <= index < len(self.items):
+            return None
+        return self.items[index]
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """A dict literal with string keys."""
+
+    items: tuple[tuple[str, Value | None], ...]
+
+    def get(self, key: str | None) -> Value | None:
+        return dict(self.items).get(key) if key is not None else None
+
+
+@dataclass(eq=False)
+class Obj:
+    """An instance of an nn.Module (a torch layer or a class of the project), or of
+    another class of the file. Attributes are one heap cell per instance."""
+
+    kind: str  # the torch layer's qualified name, or the local class name
+    info: ClassInfo | None = None  # the local class
+    constructor: cst.Call | None = None
+    attrs: dict[str, Value | None] = field(default_factory=dict)
+    frozen: bool = False  # something set requires_grad off on it or on its parameters
+    torch_layer: bool = False
+    parameters: tuple[str, ...] = ()  # a torch layer's parameter attributes
+    _parameter_storages: dict[str, int] = field(default_factory=dict)
+
+    def parameter(self, name: str) -> Tensor:
+        storage = self._parameter_storages.setdefault(name, new_storage())
+        return Tensor(
+            storage,
+            Grad.UNKNOWN if self.frozen else Grad.LEAF,
+            is_tensor=True,
+            described="parameter",
+        )
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """`module.parameters()` (elements are parameters) or `named_parameters()`."""
+
+    owner: Obj | None
+    named: bool = False
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function or method of the file, bound to `self` when it is a method."""
+
+    node: cst.FunctionDef
+    owner: ClassInfo | None = None
+    bound: Obj | None = None
+
+
+@dataclass(frozen=True)
+class ClassRef:
+    """A class of the file, before it is called."""
+
+    info: ClassInfo
+
+
+Value = Tensor | Const | Seq | Mapping | Obj | Parameters | Function | ClassRef
+
+
+def join(a: Value | None, b: Value | None) -> Value | None:
+    """The value a name holds after two paths meet."""
+    if a is None or b is None:
+        return None
+    if a == b or a is b:
+        return a
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        grad = a.grad if a.grad is b.grad else Grad.UNKNOWN
+        if a.storage == b.storage:
+            return replace(a, grad=grad, view=a.view or b.view, fresh=a.fresh and b.fresh)
+        return Tensor(new_storage(), grad, is_tensor=a.is_tensor and b.is_tensor)
+    if isinstance(a, Obj) and isinstance(b, Obj) and a.kind == b.kind:
+        return a
+    return None
