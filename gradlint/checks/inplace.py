@@ -63,7 +63,7 @@ class InplaceChecker(Checker):
         if value.multi_view and value.grad is Grad.ON:
             return self._multi_view_finding(edit, written)
         saver = edit.saver if edit.body.differentiated else None
-        caller_input = bool(value.forward_input) and not edit.guarded
+        caller_input = self._unseen_callers_input(edit)
         if edit.mask and (saver is not None or caller_input or edit.caller_reads):
             return self._mask_finding(edit, written, saver)
         if saver is not None:
@@ -71,6 +71,17 @@ class InplaceChecker(Checker):
         if caller_input or edit.caller_reads:
             return self._input_finding(edit, written)
         return None
+
+    def _unseen_callers_input(self, edit: InplaceEdit) -> bool:
+        """An argument of a forward() no call site in the file reaches: what the caller
+        passes is unknown, so the edit matters (unless an opt-in flag guards it).
+        Forwards the file calls are judged at their call sites instead."""
+        value = edit.value
+        if not value.forward_input or edit.guarded:
+            return False
+        return (
+            edit.body.role == "function_forward" or value.input_of not in self.file.dataflow.called
+        )
 
     def _leaf_finding(self, edit: InplaceEdit, written: str):
         value = edit.value

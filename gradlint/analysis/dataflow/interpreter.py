@@ -138,6 +138,7 @@ class FileFacts:
     def __init__(self, module: cst.Module, imports: ImportTable, index: ModuleIndex, scope: Scope):
         self.edits: list[InplaceEdit] = []
         self.data_writes: list[DataWrite] = []
+        self.called: set[cst.FunctionDef] = set()  # functions some call site reaches
         Interpreter(module, imports, index, scope, self).run()
 
 
@@ -160,9 +161,8 @@ class Interpreter:
         self.top_level = {
             node.name.value: node for node, owner in self.functions.items() if owner is None
         }
-        scan = _CallScan(set(index.by_name))
+        scan = _CallScan()
         visit(module, scan)
-        self.constructed = scan.constructed
         self.calls = scan.by_body
         self.dirty = {node: frozenset(names) for node, names in scan.dirty.items()}
         self.freezes = scan.freezes
@@ -193,7 +193,7 @@ class Interpreter:
         env: dict[str, Value | None] = {}
         params = _positional(node, owner, role)
         for param in params:
-            env[param.name.value] = self._argument_fact(param, owner, role)
+            env[param.name.value] = self._argument_fact(param, node, role)
         self._bind_defaults(node, env, params)
         if owner is not None and _takes_self(node):
             env[node.params.params[0].name.value] = self.instance(owner)
@@ -202,17 +202,15 @@ class Interpreter:
         self.stack.pop()
         self._finish(frame)
 
-    def _argument_fact(self, param: cst.Param, owner: ClassInfo | None, role: str | None):
-        name = param.name.value
+    def _argument_fact(self, param: cst.Param, node: cst.FunctionDef, role: str | None):
         if role is None:
             return None
-        entry = owner is not None and owner.name not in self.constructed
         return Tensor(
             new_storage(),
             is_tensor=_annotated_tensor(param, self.imports),
             described="forward() argument",
-            forward_input=name if entry or role == "function_forward" else None,
-            entry_input=entry,
+            forward_input=param.name.value,
+            input_of=node,
         )
 
     def _bind_defaults(self, node, env, params) -> None:
@@ -238,6 +236,7 @@ class Interpreter:
             if modes and all(mode is False for mode in modes)
         }
         self.facts.edits = [e for e in self.facts.edits if e.body.standalone not in off]
+        self.facts.called = set(self.call_modes)
 
     def _differentiated(self) -> set[cst.FunctionDef | None]:
         """Bodies whose results autograd differentiates: module forwards, bodies calling
@@ -1466,11 +1465,9 @@ class _Calls:
 class _CallScan(cst.CSTVisitor):
     """Which names each body calls, and whether it calls backward()."""
 
-    def __init__(self, classes: set[str]) -> None:
-        self.classes = classes
+    def __init__(self) -> None:
         self.by_body: dict[cst.FunctionDef | None, _Calls] = {None: _Calls()}
         self.stack: list[cst.FunctionDef | None] = [None]
-        self.constructed: set[str] = set()
         self.dirty: dict[cst.FunctionDef, set[str]] = {}
         self.freezes = False  # something switches requires_grad off
 
@@ -1498,8 +1495,6 @@ class _CallScan(cst.CSTVisitor):
             calls.backward = True
         if last == "requires_grad_" and node.args and _is_false(node.args[0].value):
             self.freezes = True
-        if last in self.classes:
-            self.constructed.add(last)
         if last == "mark_dirty" and self.stack[-1] is not None:
             marked = self.dirty.setdefault(self.stack[-1], set())
             marked.update(dotted(a.value) or "" for a in node.args)

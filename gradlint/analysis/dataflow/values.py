@@ -48,8 +48,8 @@ class Tensor:
     is_tensor: bool = False  # proven to be a tensor (not a Python number)
     fresh: bool = False  # a leaf made by a factory: `requires_grad_()` makes it a LEAF
     described: str = ""  # for messages: "parameter", "leaf tensor", "forward() argument"
-    forward_input: str | None = None  # the entry forward() argument it is
-    entry_input: bool = False  # a forward() argument no call site in the file passes
+    forward_input: str | None = None  # the forward() argument it is
+    input_of: cst.FunctionDef | None = None  # the forward() it is an argument of
 
     def derived(self, grad: Grad | None = None, is_tensor: bool | None = None) -> Tensor:
         """A new tensor computed from this one."""
