@@ -64,11 +64,12 @@ class InplaceChecker(Checker):
             return self._multi_view_finding(edit, written)
         saver = edit.saver if edit.body.differentiated else None
         caller_input = self._unseen_callers_input(edit)
-        if edit.mask and (saver is not None or caller_input or edit.caller_reads):
+        read_again = edit.caller_reads and not edit.guarded and _unexpected(edit)
+        if edit.mask and (saver is not None or caller_input or read_again):
             return self._mask_finding(edit, written, saver)
         if saver is not None:
             return self._saved_finding(edit, written, saver)
-        if caller_input or edit.caller_reads:
+        if caller_input or read_again:
             return self._input_finding(edit, written)
         return None
 
@@ -181,6 +182,18 @@ class InplaceChecker(Checker):
             f"    raise AssertionError({DATA_MUTATED!r})\n"
         )
         self.report(write.node, "GL102", message, witness=Witness(program, DATA_MUTATED))
+
+
+def _unexpected(edit: InplaceEdit) -> bool:
+    """An edit the caller did not ask for: a forward() (or a helper on the differentiable
+    path) changing a tensor whose values the caller relies on. A buffer allocated to be
+    filled (`out = torch.zeros(...)` handed over to the callee) or a bookkeeping helper
+    resetting an accumulator is edited on purpose."""
+    value = edit.value
+    if value.buffer:
+        return False
+    in_forward = edit.body.role == "module_forward" or bool(value.forward_input)
+    return in_forward or value.grad in (Grad.ON, Grad.LEAF)
 
 
 def _whose(edit: InplaceEdit) -> str:

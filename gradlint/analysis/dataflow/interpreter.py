@@ -71,6 +71,11 @@ _SAME_MODULE_METHODS = frozenset(
 _SAME_TENSOR_METHODS = frozenset({"to", "cuda", "cpu", "type_as"})
 _PARAMETER_ITERATORS = frozenset({"parameters", "named_parameters"})
 _CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})
+_COPYING_METHODS = frozenset(
+    {"clone", "contiguous", "float", "double", "half", "bfloat16", "long", "int", "bool"}
+)
+_BUFFER_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "tensor", "eye"})
+_ITERATION_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "reversed", "sorted", "iter"})
 
 
 @dataclass
@@ -82,9 +87,17 @@ class State:
     grad: bool | None = True  # None: decided at run time (`set_grad_enabled(flag)`)
     guarded: bool = False
     masks: frozenset[str] = frozenset()
+    pending: list[Pending] = field(default_factory=list)
 
     def copy(self) -> State:
-        return State(dict(self.env), dict(self.saved), self.grad, self.guarded, self.masks)
+        return State(
+            dict(self.env),
+            dict(self.saved),
+            self.grad,
+            self.guarded,
+            self.masks,
+            list(self.pending),
+        )
 
 
 def join_states(states: list[State]) -> State | None:
@@ -102,6 +115,7 @@ def join_states(states: list[State]) -> State | None:
             joined.grad = None
         joined.guarded = joined.guarded or other.guarded
         joined.masks = joined.masks & other.masks
+        joined.pending += [p for p in other.pending if all(p is not q for q in joined.pending)]
     return joined
 
 
@@ -128,7 +142,6 @@ class Frame:
     read_parameters: set[str] = field(default_factory=set)
     data_writes: list[tuple[int, cst.CSTNode, str]] = field(default_factory=list)
     backward_calls: list[tuple[int, int]] = field(default_factory=list)
-    pending: list[Pending] = field(default_factory=list)
     statement: cst.CSTNode | None = None
 
 
@@ -388,7 +401,7 @@ class Interpreter:
         if joined is None:
             return None
         state.env, state.saved, state.grad = joined.env, joined.saved, joined.grad
-        state.masks = joined.masks
+        state.masks, state.pending = joined.masks, joined.pending
         return state
 
     def _loop(self, statement, state: State, frame: Frame, target, source) -> State | None:
@@ -499,6 +512,14 @@ class Interpreter:
     def _aug_assign(self, node: cst.AugAssign, state: State, frame: Frame) -> None:
         self.eval(node.value, state, frame)
         target = node.target
+        if isinstance(target, cst.Subscript) and isinstance(
+            self._peek(target.value, state, frame), Seq
+        ):
+            form = _AUG_FORMS.get(type(node.operator).__name__, "t += 1.0")
+            element = self.eval(target, state, frame)  # `outs[i] += x` edits the element
+            if isinstance(element, Tensor) and element.is_tensor:
+                self._edit(_Edit(node, target, form, element), state, frame)
+            return
         if isinstance(target, cst.Subscript):
             self.eval(target.value, state, frame)
             self._eval_index(target, state, frame)
@@ -523,7 +544,7 @@ class Interpreter:
                 self._set_attribute(target, value, state, frame)
             state.env[name] = value
             frame.bound_at[name] = frame.order
-            for pending in frame.pending:
+            for pending in state.pending:
                 pending.names.discard(name)
             is_mask = source is not None and self._is_mask_expr(source, state)
             state.masks = state.masks | {name} if is_mask else state.masks - {name}
@@ -567,11 +588,11 @@ class Interpreter:
         value = self.eval(expr, state, frame)
         name = dotted(expr)
         if isinstance(value, Tensor) and name is not None:
-            if flag is True and value.fresh or flag is True and value.grad is Grad.LEAF:
+            if flag is True and value.grad in (Grad.OFF, Grad.LEAF):
                 grad = Grad.LEAF
             else:
                 grad = Grad.UNKNOWN
-            state.env[name] = replace(value, grad=grad, fresh=False, described="leaf tensor")
+            state.env[name] = replace(value, grad=grad, buffer=False, described="leaf tensor")
         if flag is not True:
             for owner in self._owners(expr, state, frame):
                 owner.frozen = True
@@ -630,9 +651,10 @@ class Interpreter:
         if isinstance(expr, cst.ListComp | cst.GeneratorExp):
             inner = state.copy()
             for clause in _comp_clauses(expr.for_in):
-                self.eval(clause.iter, inner, frame)
-                self._bind(clause.target, None, inner, frame)
+                source = self.eval(clause.iter, inner, frame)
+                self._bind(clause.target, _element(source, self.freezes), inner, frame)
             element = self.eval(expr.elt, inner, frame)
+            state.saved.update(inner.saved)
             return Seq((element,), any_length=True)
         if isinstance(expr, cst.Comparison):
             self.eval(expr.left, state, frame)
@@ -676,7 +698,7 @@ class Interpreter:
             return Const({"True": True, "False": False, "None": None}[name])
         if name in state.env:
             value = state.env[name]
-            self._note_read(name, value, frame)
+            self._note_read(name, value, state, frame)
             return value
         if name in self.top_level:
             return Function(self.top_level[name])
@@ -685,11 +707,11 @@ class Interpreter:
             return ClassRef(info)
         return None
 
-    def _note_read(self, name: str, value, frame: Frame) -> None:
+    def _note_read(self, name: str, value, state: State, frame: Frame) -> None:
         frame.read_parameters.add(name)
-        if not frame.pending or not isinstance(value, Tensor):
+        if not state.pending or not isinstance(value, Tensor):
             return
-        for pending in frame.pending:
+        for pending in state.pending:
             if name in pending.names and value.storage == pending.storage:
                 for edit in pending.edits:
                     if name not in edit.caller_reads:
@@ -698,7 +720,7 @@ class Interpreter:
     def _attribute(self, expr: cst.Attribute, state: State, frame: Frame):
         name = dotted(expr)
         if name is not None and name in state.env:
-            self._note_read(name, state.env[name], frame)
+            self._note_read(name, state.env[name], state, frame)
             head = name.rpartition(".")[0]
             frame.read_parameters.add(head)
             return state.env[name]
@@ -837,8 +859,11 @@ class Interpreter:
             self._edit(_Edit(call, out, "torch.add(x, 1.0, out=t)", out_arg=True), state, frame)
         if qualified is not None and qualified.startswith("torch."):
             return self._torch_call(call, qualified, args, state, frame)
-        if isinstance(func, cst.Name) and func.value == "super":
-            return _SUPER
+        if isinstance(func, cst.Name) and func.value not in state.env:
+            if func.value == "super":
+                return _SUPER
+            if func.value in _ITERATION_BUILTINS:
+                return self._iteration(func.value, args[0])
         if isinstance(func, cst.Attribute) and receiver is _SUPER:
             return self._super_call(call, func.attr.value, args, state, frame)
         callee = receiver if not isinstance(func, cst.Attribute) else None
@@ -862,6 +887,19 @@ class Interpreter:
             return self._construct(call, callee.info, args, state, frame)
         if isinstance(func, cst.Attribute):
             return self._method_call(call, func, receiver, args, state, frame)
+        return None
+
+    def _iteration(self, builtin: str, positional: list):
+        """`enumerate(v)`, `zip(a, b)`, `list(v)`, ...: a sequence of what iterating yields."""
+        if builtin == "enumerate" and positional:
+            return Seq((Seq((None, _element(positional[0], self.freezes))),), any_length=True)
+        if builtin == "zip":
+            pairs = tuple(_element(v, self.freezes) for v in positional)
+            return Seq((Seq(pairs),), any_length=True)
+        if positional and builtin in ("list", "tuple", "reversed", "sorted", "iter"):
+            if isinstance(positional[0], Seq):
+                return positional[0]
+            return Seq((_element(positional[0], self.freezes),), any_length=True)
         return None
 
     def _arguments(self, call: cst.Call, state: State, frame: Frame):
@@ -959,7 +997,7 @@ class Interpreter:
                 for name, bound in state.env.items()
                 if isinstance(bound, Tensor) and bound.storage == value.storage
             }
-            frame.pending.append(Pending(value.storage, names, mine))
+            state.pending.append(Pending(value.storage, names, mine))
 
     def _bind_call(self, node: cst.FunctionDef, owner, bound: Obj | None, args):
         positional, keywords = args if args is not None else ([], {})
@@ -988,6 +1026,12 @@ class Interpreter:
         return env
 
     def _module_method(self, obj: Obj, name: str, args):
+        if obj.kind in _CONTAINERS and name in ("append", "extend") and args[0]:
+            added = args[0][0]
+            items = [added] if name == "append" else [_element(added, self.freezes)]
+            for item in items:
+                obj.attrs["*"] = join(obj.attrs["*"], item) if "*" in obj.attrs else item
+            return None
         if name in _PARAMETER_ITERATORS:
             return Parameters(obj, named=name == "named_parameters")
         if name in ("modules", "children"):
@@ -1123,9 +1167,9 @@ class Interpreter:
         if method == "requires_grad_":
             flag = _truth(positional[0]) if positional else True
             if isinstance(receiver, Tensor):
-                leaf = flag is True and (receiver.fresh or receiver.grad is Grad.LEAF)
+                leaf = flag is True and receiver.grad in (Grad.OFF, Grad.LEAF)
                 grad = Grad.LEAF if leaf else Grad.UNKNOWN
-                result = replace(receiver, grad=grad, fresh=False, described="leaf tensor")
+                result = replace(receiver, grad=grad, buffer=False, described="leaf tensor")
                 name = dotted(func.value)
                 if name is not None and name in state.env:
                     state.env[name] = result
@@ -1169,9 +1213,10 @@ class Interpreter:
             return receiver.derived(grad)
         if method in _NO_GRAD_RESULTS:
             return None
-        if method in ("clone", "contiguous", "float", "double", "sum", "mean"):
-            keeps = receiver.is_tensor or method not in ("sum", "mean")
-            return receiver.derived(grad, keeps)
+        if method in _COPYING_METHODS:
+            return receiver.derived(grad, True)
+        if method in ("sum", "mean"):
+            return receiver.derived(grad)
         return None
 
     # -- masks --------------------------------------------------------------------------
@@ -1232,12 +1277,12 @@ class Interpreter:
         """The value of an edit's target, without recording it as read."""
         if isinstance(expr, cst.Name) and expr.value in state.env:
             return state.env[expr.value]
-        pending, read = frame.pending, set(frame.read_parameters)
-        frame.pending = []
+        pending, read = state.pending, set(frame.read_parameters)
+        state.pending = []
         try:
             return self.eval(expr, state, frame)
         finally:
-            frame.pending, frame.read_parameters = pending, read
+            state.pending, frame.read_parameters = pending, read
 
     def _data_write(self, node: cst.CSTNode, owner: cst.BaseExpression, state, frame) -> None:
         """A write through `param.data`: flagged in forward (after the parameter was used)
@@ -1348,7 +1393,8 @@ def _factory(call: cst.Call, qualified: str, first) -> Tensor:
     if flag is not None and _is_true(flag):
         return Tensor(storage, Grad.LEAF, is_tensor=True, described="leaf tensor")
     if flag is None or _is_false(flag):
-        return Tensor(storage, Grad.OFF, is_tensor=True, fresh=True)
+        buffer = qualified.rpartition(".")[2].removesuffix("_like") in _BUFFER_FACTORIES
+        return Tensor(storage, Grad.OFF, is_tensor=True, buffer=buffer)
     return Tensor(storage, Grad.UNKNOWN, is_tensor=True)
 
 

@@ -46,10 +46,10 @@ class Tensor:
     view: bool = False  # a view of the storage's base, not the base itself
     multi_view: str | None = None  # one of several views chunk/split/unbind returned
     is_tensor: bool = False  # proven to be a tensor (not a Python number)
-    fresh: bool = False  # a leaf made by a factory: `requires_grad_()` makes it a LEAF
+    buffer: bool = False  # allocated to be filled (`torch.zeros(...)`, `empty_like`, ...)
     described: str = ""  # for messages: "parameter", "leaf tensor", "forward() argument"
     forward_input: str | None = None  # the forward() argument it is
-    input_of: cst.FunctionDef | None = None  # the forward() it is an argument of
+    input_of: cst.FunctionDef | None = field(default=None, repr=False)  # its forward()
 
     def derived(self, grad: Grad | None = None, is_tensor: bool | None = None) -> Tensor:
         """A new tensor computed from this one."""
@@ -65,7 +65,7 @@ class Tensor:
         return self.grad
 
     def as_view(self, grad: Grad | None = None) -> Tensor:
-        return replace(self, view=True, fresh=False, grad=self.grad if grad is None else grad)
+        return replace(self, view=True, buffer=False, grad=self.grad if grad is None else grad)
 
 
 @dataclass(frozen=True)
@@ -106,8 +106,8 @@ class Obj:
     another class of the file. Attributes are one heap cell per instance."""
 
     kind: str  # the torch layer's qualified name, or the local class name
-    info: ClassInfo | None = None  # the local class
-    constructor: cst.Call | None = None
+    info: ClassInfo | None = field(default=None, repr=False)  # the local class
+    constructor: cst.Call | None = field(default=None, repr=False)
     attrs: dict[str, Value | None] = field(default_factory=dict)
     frozen: bool = False  # something set requires_grad off on it or on its parameters
     torch_layer: bool = False
@@ -160,7 +160,7 @@ def join(a: Value | None, b: Value | None) -> Value | None:
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         grad = a.grad if a.grad is b.grad else Grad.UNKNOWN
         if a.storage == b.storage:
-            return replace(a, grad=grad, view=a.view or b.view, fresh=a.fresh and b.fresh)
+            return replace(a, grad=grad, view=a.view or b.view, buffer=a.buffer and b.buffer)
         return Tensor(new_storage(), grad, is_tensor=a.is_tensor and b.is_tensor)
     if isinstance(a, Obj) and isinstance(b, Obj) and a.kind == b.kind:
         return a
