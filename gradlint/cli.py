@@ -95,7 +95,86 @@ def _lint(args: argparse.Namespace, config: Config):
     for path, reason in found.unreadable:
         result.diagnostics.extend(file_error(path, f"Cannot read: {reason}", config))
     result.diagnostics.sort(key=Diagnostic.sort_key)
-    return result
+    return result, stdin
+
+
+def _fix(args: argparse.Namespace, config: Config, result, stdin) -> int | None:
+    """Apply the fixes (`--fix`) or print them as a diff (`--diff`); updates `result` to
+    the findings left. Returns the exit status for `--diff`, None otherwise."""
+    from gradlint.autofix import ChangedOnDisk, enabled, fix_source, unified_diff, write_atomic
+    from gradlint.runner import read_source
+
+    unsafe = args.unsafe_fixes
+    targets = {d.path for d in result.diagnostics if enabled(d.fix, unsafe)}
+    if stdin is not None:
+        targets.add(stdin[0])
+    kept = [d for d in result.diagnostics if d.path not in targets]
+    fixed, diffs, changed = [], [], 0
+    for path in sorted(targets):
+        is_stdin = stdin is not None and path == stdin[0]
+        try:
+            original = stdin[1] if is_stdin else read_source(path)
+        except OSError as error:
+            result.internal_errors.append(f"{path}: cannot read for fixing: {error}")
+            kept.extend(d for d in result.diagnostics if d.path == path)
+            continue
+        outcome = fix_source(path, original, config, unsafe)
+        new = outcome.text.encode(_encoding(original)) if outcome.changed else original
+        if not outcome.converged:
+            print(f"gradlint: warning: {path}: fixes did not settle", file=sys.stderr)
+        if is_stdin and not args.diff:
+            sys.stdout.buffer.write(new)
+            sys.stdout.flush()
+        elif outcome.changed and args.diff:
+            diffs.append(unified_diff(outcome))
+        elif outcome.changed:
+            try:
+                write_atomic(path, original, new)
+            except (ChangedOnDisk, OSError) as error:
+                result.internal_errors.append(f"gradlint: error: {path}: {error}")
+                kept.extend(d for d in result.diagnostics if d.path == path)
+                continue
+        changed += outcome.changed
+        fixed.extend(outcome.fixed)
+        kept.extend(outcome.diagnostics)
+        if outcome.diagnostics:
+            result.sources[path] = outcome.text
+        result.internal_errors.extend(outcome.internal_errors)
+    result.diagnostics = sorted(kept, key=Diagnostic.sort_key)
+    verb = "would fix" if args.diff else "fixed"
+    if fixed:
+        print(f"gradlint: {verb} {len(fixed)} finding(s) in {changed} file(s)", file=sys.stderr)
+    if args.show_fixes and fixed:
+        quiet_stdout = args.diff or stdin is not None or args.format in MACHINE_FORMATS
+        stream = sys.stderr if quiet_stdout and args.output is None else sys.stdout
+        print(_fix_summary(fixed, verb), end="", file=stream)
+    if not args.diff:
+        return None
+    sys.stdout.write("".join(diffs))
+    if result.internal_errors:
+        for message in result.internal_errors:
+            print(message, file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_FINDINGS if changed else EXIT_CLEAN
+
+
+def _encoding(source: bytes) -> str:
+    from gradlint.autofix import source_encoding
+
+    return source_encoding(source) or "utf-8"
+
+
+def _fix_summary(fixed: list[Diagnostic], verb: str) -> str:
+    """ruff's `--show-fixes` list: per file, how many findings of each rule were fixed."""
+    lines = [f"{verb.capitalize()} {len(fixed)} finding(s):"]
+    by_path: dict[str, dict[tuple[str, str], int]] = {}
+    for d in fixed:
+        counts = by_path.setdefault(d.path, {})
+        counts[d.code, d.name] = counts.get((d.code, d.name), 0) + 1
+    for path, counts in sorted(by_path.items()):
+        lines.append(f"- {path}:")
+        lines += [f"    {n} × {code} ({name})" for (code, name), n in sorted(counts.items())]
+    return "\n".join(lines) + "\n"
 
 
 def _probe(diagnostics: list[Diagnostic], config: Config, sources: dict[str, str]):
@@ -120,7 +199,11 @@ def _check(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"gradlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    result = _lint(args, config)
+    result, stdin = _lint(args, config)
+    if args.fix or args.diff:
+        status = _fix(args, config, result, stdin)
+        if status is not None:
+            return status
     diagnostics = result.diagnostics
     if config.probe:
         from gradlint.probe import ProbeUnavailable
@@ -133,13 +216,17 @@ def _check(args: argparse.Namespace) -> int:
         if args.hide_refuted:
             diagnostics = [d for d in diagnostics if (d.probe or {}).get("verdict") != "refuted"]
     fmt = "full" if args.show_source and args.format == DEFAULT_FORMAT else args.format
+    report = render(diagnostics, fmt, result.sources, unsafe_fixes=args.unsafe_fixes)
+    if args.fix and stdin is not None and args.output is None:
+        sys.stderr.write(report)  # stdout carries the fixed source
+        report = ""
     try:
-        _write(render(diagnostics, fmt, result.sources), args.output)
+        _write(report, args.output)
     except OSError as error:
         print(f"gradlint: error: cannot write {args.output}: {error.strerror}", file=sys.stderr)
         return EXIT_ERROR
     if args.statistics:
-        to_stderr = args.output is None and fmt in MACHINE_FORMATS
+        to_stderr = args.output is None and (fmt in MACHINE_FORMATS or bool(args.fix and stdin))
         stream = sys.stderr if to_stderr else sys.stdout
         print(render_statistics(diagnostics), end="", file=stream)
     for message in result.internal_errors:
@@ -217,6 +304,19 @@ def _add_check_arguments(parser: argparse.ArgumentParser) -> None:
     analysis.add_argument(
         "--hide-refuted", action="store_true", help="drop findings a probe refuted"
     )
+    fixing = parser.add_argument_group("fixes")
+    fixing.add_argument("--fix", action="store_true", help="apply the safe fixes")
+    fixing.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="also apply (and mark as fixable) the fixes that may change behaviour",
+    )
+    fixing.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the fixes as a unified diff and write nothing (exit 1 if any)",
+    )
+    fixing.add_argument("--show-fixes", action="store_true", help="list what was fixed")
     output = parser.add_argument_group("output")
     output.add_argument("--format", choices=FORMATS, default=DEFAULT_FORMAT, help="default: flake8")
     output.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")

@@ -10,6 +10,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from gradlint import fixes
 from gradlint.analysis.names import dotted
 from gradlint.analysis.torch_ops import (
     CHECKPOINT_FUNCTIONS,
@@ -507,7 +508,7 @@ class CheckpointReentrantChecker(Checker):
             witness=CHECKPOINT_WITNESS,
         )
 
-    def _fix(self, node: cst.Call, flag: cst.Arg | None) -> Fix:
+    def _fix(self, node: cst.Call, flag: cst.Arg | None) -> Fix | None:
         value = cst.Name("False")
         if flag is not None:
             fixed = node.deep_replace(flag.value, value)
@@ -525,15 +526,7 @@ class CheckpointReentrantChecker(Checker):
                     ),
                 ]
             )
-        span = self.file.position(node)
-        return Fix(
-            span.start.line,
-            span.start.column + 1,
-            span.end.line,
-            span.end.column + 1,
-            self.file.module.code_for_node(fixed),
-            "pass use_reentrant=False",
-        )
+        return fixes.replace(self.file, node, fixed, "pass use_reentrant=False", unsafe=True)
 
 
 CHECKPOINT_WITNESS = Witness(
