@@ -73,6 +73,12 @@ def _spreads_kwargs(call: cst.Call) -> bool:
     return any(arg.star == "**" for arg in call.args)
 
 
+def _spelling_fix(file, name: cst.Name) -> Fix | None:
+    """The misspelled name -> `requires_grad` (safe: the misspelling does nothing or raises)."""
+    fixed = name.with_changes(value=REQUIRES_GRAD)
+    return fixes.replace(file, name, fixed, f"spell it {REQUIRES_GRAD}")
+
+
 class RequiresGradKeywordChecker(Checker):
     """GL204: a misspelled `requires_grad` keyword or attribute."""
 
@@ -91,6 +97,9 @@ class RequiresGradKeywordChecker(Checker):
                     "keyword argument); write `requires_grad=`",
                     severity=Severity.ERROR,
                     witness=_keyword_witness(arg.keyword.value),
+                    fix=None
+                    if _keyword(node, REQUIRES_GRAD)
+                    else _spelling_fix(self.file, arg.keyword),
                 )
 
     def _takes_requires_grad(self, call: cst.Call) -> bool:
@@ -116,6 +125,7 @@ class RequiresGradKeywordChecker(Checker):
                     "raised; write `.requires_grad`",
                     severity=Severity.WARNING,
                     witness=_attribute_witness(name),
+                    fix=_spelling_fix(self.file, attribute.attr),
                 )
 
     @cached_property
