@@ -98,6 +98,11 @@ def replacement_edit(
         return None
     prefix = _common_prefix(before, after)
     suffix = _common_prefix(before[prefix:][::-1], after[prefix:][::-1])
+    if "\n" in before[prefix : len(before) - suffix] + after[prefix : len(after) - suffix]:
+        # A change across lines reads best as whole lines replaced.
+        prefix = before.rfind("\n", 0, prefix) + 1
+        while suffix and before[len(before) - suffix - 1] != "\n":
+            suffix -= 1
     base = layout.offsets[index]
     return Edit(
         *layout.position(base + prefix),
@@ -172,3 +177,43 @@ def _is_docstring(small) -> bool:
         and isinstance(small[0], cst.Expr)
         and isinstance(small[0].value, cst.SimpleString | cst.ConcatenatedString)
     )
+
+
+def spelling(file: FileContext, qualified: str) -> str | None:
+    """How this file can write the torch name `qualified` with its own imports
+    (`nn.ModuleList` after `import torch.nn as nn`); None when no import reaches it."""
+    parts = qualified.split(".")
+    for cut in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:cut])
+        for local, bound in file.imports.bindings.items():
+            if bound == prefix:
+                return ".".join([local, *parts[cut:]])
+    return None
+
+
+def statement_line(file: FileContext, small: cst.CSTNode) -> cst.SimpleStatementLine | None:
+    """The line statement holding the small statement `small`."""
+    from gradlint.analysis.walk import iter_nodes
+
+    layout = _layout(file)
+    start = file.position(small).start
+    top = file.module.body[layout.statement_at(layout.offset(start.line, start.column))]
+    for node in iter_nodes(top):
+        if isinstance(node, cst.SimpleStatementLine) and any(s is small for s in node.body):
+            return node
+    return None
+
+
+def wrap_in_no_grad(file: FileContext, small: cst.CSTNode, description: str) -> Fix | None:
+    """Put the line holding `small` (alone on it) under `with torch.no_grad():` (unsafe:
+    the statement no longer records, which is the point but changes what autograd sees)."""
+    line = statement_line(file, small)
+    if line is None or len(line.body) != 1:
+        return None
+    import_edit = import_torch(file)
+    wrapped = cst.With(
+        items=[cst.WithItem(cst.parse_expression("torch.no_grad()"))],
+        body=cst.IndentedBlock(body=[line.with_changes(leading_lines=())]),
+        leading_lines=line.leading_lines,
+    )
+    return replace(file, line, wrapped, description, unsafe=True, also=[import_edit])

@@ -4,6 +4,8 @@ import os
 import stat
 import subprocess
 import sys
+from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +14,7 @@ from gradlint.autofix import apply_fixes, fix_source, write_atomic
 from gradlint.cli import main
 from gradlint.config import Config
 from gradlint.diagnostic import Diagnostic, Edit, Fix
-from gradlint.engine import lint_source
+from gradlint.engine import lint_source, parse
 
 # GL401 (safe fix: view -> reshape) and GL205 (unsafe fix: use_reentrant=False).
 SOURCE = (
@@ -174,3 +176,83 @@ def test_rounds_reach_a_fixed_point_with_every_view_fixed():
     assert [d.code for d in lint_source("m.py", outcome.text).diagnostics] == ["GL401"]
     assert "x.t().view(12)  # noqa" in outcome.text
     assert ".view(-1)" not in outcome.text
+
+
+NO_FIX = {
+    "GL105 row mask": (
+        "GL105",
+        "import torch.nn as nn\n\n\nclass M(nn.Module):\n    def forward(self, x, keep):\n"
+        "        x[keep > 0] = 0\n        return x\n",
+    ),
+    "GL204 keyword already given": (
+        "GL204",
+        "import torch\n\nw = torch.zeros(3, requires_grad=True, require_grad=True)\n",
+    ),
+    "GL502 own module class": (
+        "GL502",
+        "import torch.nn as nn\n\n\nclass Block(nn.Module):\n    pass\n\n\n"
+        "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.blocks = [Block() for _ in range(3)]\n",
+    ),
+    "GL301 not a unit gradient": (
+        "GL301",
+        "import torch\n\nx = torch.randn(3, requires_grad=True)\nloss = (x * 2).sum()\n"
+        "loss.backward(torch.ones(3))\n",
+    ),
+}
+
+
+@pytest.mark.parametrize(("code", "source"), NO_FIX.values(), ids=NO_FIX)
+def test_findings_without_a_sound_fix_carry_none(code, source):
+    found = [d for d in lint_source("m.py", source).diagnostics if d.code == code]
+    assert found and [d.fix for d in found] == [None] * len(found)
+
+
+def test_manual_update_fix_imports_torch_when_the_file_lacks_the_name():
+    source = (
+        '"""Train."""\n'
+        "import torch.nn.functional as F\n\n\n"
+        "def sgd(model, data, lr=0.1):\n"
+        "    for x, y in data:\n"
+        "        model.zero_grad()\n"
+        "        F.mse_loss(model(x), y).backward()\n"
+        "        for p in model.parameters():\n"
+        "            p -= lr * p.grad  # step\n"
+    )
+    outcome = fix_source("m.py", source.encode(), Config(), unsafe=True)
+    assert outcome.text == (
+        '"""Train."""\n'
+        "import torch.nn.functional as F\n"
+        "import torch\n\n\n"
+        "def sgd(model, data, lr=0.1):\n"
+        "    for x, y in data:\n"
+        "        model.zero_grad()\n"
+        "        F.mse_loss(model(x), y).backward()\n"
+        "        for p in model.parameters():\n"
+        "            with torch.no_grad():\n"
+        "                p -= lr * p.grad  # step\n"
+    )
+    assert outcome.diagnostics == []
+    assert fix_source("m.py", source.encode(), Config(), unsafe=False).fixed == []
+
+
+CORPUS = sorted((Path(__file__).parent / "corpus").rglob("*.py"))
+
+
+def test_every_corpus_file_fixes_to_parsable_idempotent_code_without_the_fixed_findings():
+    fixed_files = 0
+    for path in CORPUS:
+        source = path.read_bytes()
+        before = Counter(d.code for d in lint_source(str(path), source).diagnostics)
+        outcome = fix_source(str(path), source, Config(), unsafe=True)
+        if not outcome.fixed:
+            continue
+        fixed_files += 1
+        assert outcome.converged, path
+        assert not isinstance(parse(str(path), outcome.text), Diagnostic), path
+        after = Counter(d.code for d in lint_source(str(path), outcome.text).diagnostics)
+        for code, count in Counter(d.code for d in outcome.fixed).items():
+            assert after[code] <= before[code] - count, (path, code)
+        again = fix_source(str(path), outcome.text.encode(), Config(), unsafe=True)
+        assert (again.text, again.fixed) == (outcome.text, []), path
+    assert fixed_files >= 15
