@@ -158,6 +158,7 @@ def _child(path: str, workdir: str, write_fd: int) -> None:
     import torch
 
     torch.manual_seed(0)
+    path = os.path.abspath(path)
     os.chdir(workdir)
     sys.argv = [path]
     sys.path[0] = str(Path(path).parent)

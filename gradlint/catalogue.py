@@ -27,6 +27,12 @@ class RuleDoc:
     good_examples: tuple[str, ...] = ()
 
     @property
+    def fix_safety(self) -> str:
+        """`safe`, `unsafe` or `none`: the first word of the *Fix safety* section."""
+        words = self.sections.get("Fix safety", "").split(maxsplit=1)
+        return words[0].rstrip(":,.").lower() if words else ""
+
+    @property
     def fix_hint(self) -> str:
         """First paragraph of the 'Use instead' section, for `--format full`."""
         body = self.sections.get("Use instead", "")

@@ -11,14 +11,7 @@ from pathlib import Path
 
 from gradlint import __version__
 from gradlint.catalogue import load_catalogue
-from gradlint.config import (
-    Config,
-    ConfigError,
-    build_config,
-    find_pyproject,
-    parse_per_file_ignores,
-    read_settings,
-)
+from gradlint.config import Config, ConfigError, Resolver, parse_per_file_ignores
 from gradlint.diagnostic import Diagnostic
 from gradlint.report import DEFAULT_FORMAT, FORMATS, render, render_statistics
 
@@ -56,55 +49,164 @@ def _overrides(args: argparse.Namespace) -> dict:
         "exclude": args.exclude,
         "extend-exclude": args.extend_exclude,
         "no-grad-contexts": args.no_grad_contexts,
-        "per-file-ignores": (
-            parse_per_file_ignores(args.per_file_ignores) if args.per_file_ignores else None
-        ),
+        "per-file-ignores": _per_file(args.per_file_ignores),
+        "extend-per-file-ignores": _per_file(args.extend_per_file_ignores),
+        "force-exclude": args.force_exclude,
         "probe": args.probe,
         "probe-timeout": args.probe_timeout,
     }
 
 
-def load_config(args: argparse.Namespace) -> Config:
-    """`--config FILE`, else the nearest pyproject.toml with [tool.gradlint], plus flags."""
-    if args.config:
-        config_path = Path(args.config)
-        settings = read_settings(config_path)
-    else:
-        first = args.paths[0] if args.paths else "."
-        if first == "-":
-            first = args.stdin_filename or "."
-        config_path = find_pyproject(Path(first))
-        settings = read_settings(config_path) if config_path else {}
-    root = config_path.absolute().parent if config_path else Path.cwd()
-    return build_config(settings, _overrides(args), root, set(load_catalogue()))
+def _per_file(text: str | None) -> dict | None:
+    return parse_per_file_ignores(text) if text else None
+
+
+def resolver(args: argparse.Namespace) -> Resolver:
+    """Each path's Config: `--config FILE` for all, else its nearest configuration."""
+    config_file = Path(args.config) if args.config else None
+    return Resolver(_overrides(args), set(load_catalogue()), config_file)
+
+
+def run_config(args: argparse.Namespace, configs: Resolver) -> Config:
+    """The configuration of the first PATH (`--stdin-filename` for `-`): the run-wide
+    settings (`probe`, `probe-timeout`) come from it."""
+    first = args.paths[0] if args.paths else "."
+    if first == "-":
+        first = args.stdin_filename or "."
+    return configs.for_path(first)
 
 
 # -- the check command ------------------------------------------------------------------
 
 
-def _lint(args: argparse.Namespace, config: Config):
-    from gradlint.discovery import STDIN, discover
-    from gradlint.runner import file_error, run
+def _lint(args: argparse.Namespace, configs: Resolver, found):
+    """Lint the discovered files, each group of files sharing a Config in one run."""
+    from gradlint.discovery import STDIN
+    from gradlint.runner import RunResult, file_error, run
 
-    found = discover(args.paths, config)
+    groups: dict[int, tuple[Config, list[str]]] = {}
+    for path in found.files:
+        if path != STDIN:
+            config = configs.for_path(path)
+            groups.setdefault(id(config), (config, []))[1].append(path)
+    result = RunResult()
+    parts = [run(paths, config, args.jobs) for config, paths in groups.values()]
     stdin = None
     if STDIN in found.files:
-        found.files.remove(STDIN)
         stdin = (args.stdin_filename or STDIN, sys.stdin.buffer.read())
-    result = run(found.files, config, args.jobs, stdin)
+        parts.append(run([], configs.for_path(args.stdin_filename or "."), args.jobs, stdin))
+    for part in parts:
+        result.diagnostics.extend(part.diagnostics)
+        result.internal_errors.extend(part.internal_errors)
+        result.sources.update(part.sources)
     for path, reason in found.unreadable:
+        config = configs.for_path(path)
         result.diagnostics.extend(file_error(path, f"Cannot read: {reason}", config))
     result.diagnostics.sort(key=Diagnostic.sort_key)
-    return result
+    return result, stdin
 
 
-def _probe(diagnostics: list[Diagnostic], config: Config, sources: dict[str, str]):
+def _fix(args: argparse.Namespace, configs: Resolver, result, stdin) -> int | None:
+    """Apply the fixes (`--fix`) or print them as a diff (`--diff`); updates `result` to
+    the findings left. Returns the exit status for `--diff`, None otherwise."""
+    from gradlint.autofix import ChangedOnDisk, enabled, fix_source, unified_diff, write_atomic
+    from gradlint.runner import read_source
+
+    unsafe = args.unsafe_fixes
+    targets = {d.path for d in result.diagnostics if enabled(d.fix, unsafe)}
+    if stdin is not None:
+        targets.add(stdin[0])
+    kept = [d for d in result.diagnostics if d.path not in targets]
+    fixed, diffs, changed = [], [], 0
+    for path in sorted(targets):
+        is_stdin = stdin is not None and path == stdin[0]
+        try:
+            original = stdin[1] if is_stdin else read_source(path)
+        except OSError as error:
+            result.internal_errors.append(f"{path}: cannot read for fixing: {error}")
+            kept.extend(d for d in result.diagnostics if d.path == path)
+            continue
+        outcome = fix_source(path, original, configs.for_path(path), unsafe)
+        new = outcome.text.encode(_encoding(original)) if outcome.changed else original
+        if not outcome.converged:
+            print(f"gradlint: warning: {path}: fixes did not settle", file=sys.stderr)
+        if is_stdin and not args.diff:
+            sys.stdout.buffer.write(new)
+            sys.stdout.flush()
+        elif outcome.changed and args.diff:
+            diffs.append(unified_diff(outcome))
+        elif outcome.changed:
+            try:
+                write_atomic(path, original, new)
+            except (ChangedOnDisk, OSError) as error:
+                result.internal_errors.append(f"gradlint: error: {path}: {error}")
+                kept.extend(d for d in result.diagnostics if d.path == path)
+                continue
+        changed += outcome.changed
+        fixed.extend(outcome.fixed)
+        kept.extend(outcome.diagnostics)
+        if outcome.diagnostics:
+            result.sources[path] = outcome.text
+        result.internal_errors.extend(outcome.internal_errors)
+    result.diagnostics = sorted(kept, key=Diagnostic.sort_key)
+    verb = "would fix" if args.diff else "fixed"
+    if fixed:
+        print(f"gradlint: {verb} {len(fixed)} finding(s) in {changed} file(s)", file=sys.stderr)
+    if args.show_fixes and fixed:
+        quiet_stdout = args.diff or stdin is not None or args.format in MACHINE_FORMATS
+        stream = sys.stderr if quiet_stdout and args.output is None else sys.stdout
+        print(_fix_summary(fixed, verb), end="", file=stream)
+    if not args.diff:
+        return None
+    sys.stdout.write("".join(diffs))
+    if result.internal_errors:
+        for message in result.internal_errors:
+            print(message, file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_FINDINGS if changed else EXIT_CLEAN
+
+
+def _encoding(source: bytes) -> str:
+    from gradlint.autofix import source_encoding
+
+    return source_encoding(source) or "utf-8"
+
+
+def _fix_summary(fixed: list[Diagnostic], verb: str) -> str:
+    """ruff's `--show-fixes` list: per file, how many findings of each rule were fixed."""
+    lines = [f"{verb.capitalize()} {len(fixed)} finding(s):"]
+    by_path: dict[str, dict[tuple[str, str], int]] = {}
+    for d in fixed:
+        counts = by_path.setdefault(d.path, {})
+        counts[d.code, d.name] = counts.get((d.code, d.name), 0) + 1
+    for path, counts in sorted(by_path.items()):
+        lines.append(f"- {path}:")
+        lines += [f"    {n} × {code} ({name})" for (code, name), n in sorted(counts.items())]
+    return "\n".join(lines) + "\n"
+
+
+def probe_mode(args: argparse.Namespace, config: Config) -> tuple[str | None, bool]:
+    """(mode, asked on the command line). A configuration file never makes a run execute
+    project code: its `probe = "exec"` runs witness probes only (a note says so)."""
+    if args.probe is not None:
+        return (None if args.probe == "off" else args.probe), True
+    if config.probe == "exec":
+        print(
+            'gradlint: note: probe = "exec" in a configuration file runs witness probes only; '
+            "pass --probe=exec to import and run project code",
+            file=sys.stderr,
+        )
+        return "witness", False
+    return config.probe, False
+
+
+def _probe(diagnostics, mode: str, config: Config, sources: dict[str, str]):
     """Findings with their runtime verdicts; raises ProbeUnavailable without torch."""
     from gradlint.probe import EXEC_WARNING, run_probes
 
-    if config.probe == "exec":
+    if mode == "exec":
         print(EXEC_WARNING, file=sys.stderr)
-    return run_probes(diagnostics, mode=config.probe, timeout=config.probe_timeout, sources=sources)
+    return run_probes(diagnostics, mode=mode, timeout=config.probe_timeout, sources=sources)
 
 
 def _write(text: str, output: str | None) -> None:
@@ -115,38 +217,61 @@ def _write(text: str, output: str | None) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from gradlint.discovery import discover
+
     try:
-        config = load_config(args)
+        configs = resolver(args)
+        config = run_config(args, configs)
+        found = discover(args.paths, configs)
+        if found.missing:
+            for path in found.missing:
+                print(f"gradlint: error: {path}: no such file or directory", file=sys.stderr)
+            return EXIT_ERROR
+        result, stdin = _lint(args, configs, found)
     except ConfigError as error:
         print(f"gradlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
-    result = _lint(args, config)
+    if args.fix or args.diff:
+        status = _fix(args, configs, result, stdin)
+        if status is not None:
+            return status
     diagnostics = result.diagnostics
-    if config.probe:
+    mode, asked = probe_mode(args, config)
+    if mode:
         from gradlint.probe import ProbeUnavailable
 
         try:
-            diagnostics = _probe(diagnostics, config, result.sources)
+            diagnostics = _probe(diagnostics, mode, config, result.sources)
         except ProbeUnavailable as error:
-            print(f"gradlint: error: {error}", file=sys.stderr)
-            return EXIT_ERROR
+            if asked:
+                print(f"gradlint: error: {error}", file=sys.stderr)
+                return EXIT_ERROR
+            print(
+                f"gradlint: warning: probe setting of the configuration skipped ({error}); "
+                "static findings only",
+                file=sys.stderr,
+            )
         if args.hide_refuted:
             diagnostics = [d for d in diagnostics if (d.probe or {}).get("verdict") != "refuted"]
     fmt = "full" if args.show_source and args.format == DEFAULT_FORMAT else args.format
+    report = render(diagnostics, fmt, result.sources, unsafe_fixes=args.unsafe_fixes)
+    if args.fix and stdin is not None and args.output is None:
+        sys.stderr.write(report)  # stdout carries the fixed source
+        report = ""
     try:
-        _write(render(diagnostics, fmt, result.sources), args.output)
+        _write(report, args.output)
     except OSError as error:
         print(f"gradlint: error: cannot write {args.output}: {error.strerror}", file=sys.stderr)
         return EXIT_ERROR
     if args.statistics:
-        to_stderr = args.output is None and fmt in MACHINE_FORMATS
+        to_stderr = args.output is None and (fmt in MACHINE_FORMATS or bool(args.fix and stdin))
         stream = sys.stderr if to_stderr else sys.stdout
         print(render_statistics(diagnostics), end="", file=stream)
     for message in result.internal_errors:
         print(message, file=sys.stderr)
     if result.internal_errors:
         return EXIT_ERROR
-    return EXIT_FINDINGS if diagnostics else EXIT_CLEAN
+    return EXIT_FINDINGS if diagnostics and not args.exit_zero else EXIT_CLEAN
 
 
 # -- catalogue commands -------------------------------------------------------------------
@@ -159,13 +284,15 @@ def _rules(_: argparse.Namespace) -> int:
 
 
 def _rule(args: argparse.Namespace) -> int:
-    doc = load_catalogue().get(args.code.upper())
-    if doc is None:
+    """One rule's documentation; a prefix (`GL1`) prints every rule it covers."""
+    prefix = args.code.upper()
+    docs = [doc for code, doc in load_catalogue().items() if code.startswith(prefix)]
+    if not docs:
         print(
             f"gradlint: error: unknown rule {args.code!r} (see `gradlint rules`)", file=sys.stderr
         )
         return EXIT_ERROR
-    print(doc.text, end="")
+    print("\n".join(doc.text for doc in docs), end="")
     return EXIT_CLEAN
 
 
@@ -185,6 +312,11 @@ def _add_check_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="GLOB:CODES ...",
         help='rules skipped in matching files, e.g. "tests/*:GL101,GL102 scripts/*:GL5"',
     )
+    rules.add_argument(
+        "--extend-per-file-ignores",
+        metavar="GLOB:CODES ...",
+        help="added to per-file-ignores",
+    )
     files = parser.add_argument_group("files")
     files.add_argument(
         "--exclude", type=_comma_list, metavar="GLOBS", help="replaces the default excludes"
@@ -192,7 +324,14 @@ def _add_check_arguments(parser: argparse.ArgumentParser) -> None:
     files.add_argument(
         "--extend-exclude", type=_comma_list, metavar="GLOBS", help="added to the excludes"
     )
-    files.add_argument("--config", metavar="FILE", help="settings file (default: pyproject.toml)")
+    files.add_argument(
+        "--force-exclude",
+        action=argparse.BooleanOptionalAction,
+        help="apply exclude to paths named on the command line too (for pre-commit)",
+    )
+    files.add_argument(
+        "--config", metavar="FILE", help="settings file for every path (default: the nearest)"
+    )
     files.add_argument("--stdin-filename", metavar="PATH", help="path reported for -")
     files.add_argument(
         "--jobs", "-j", type=_positive_int, metavar="N", help="worker processes (default: CPUs)"
@@ -208,8 +347,11 @@ def _add_check_arguments(parser: argparse.ArgumentParser) -> None:
         "--probe",
         nargs="?",
         const="witness",
-        choices=("witness", "exec"),
+        choices=("witness", "exec", "off"),
         help="confirm findings at run time with torch (--probe=exec runs project code)",
+    )
+    analysis.add_argument(
+        "--no-probe", dest="probe", action="store_const", const="off", help="same as --probe=off"
     )
     analysis.add_argument(
         "--probe-timeout", type=_positive_float, metavar="SECONDS", help="per probe (default 10)"
@@ -217,11 +359,27 @@ def _add_check_arguments(parser: argparse.ArgumentParser) -> None:
     analysis.add_argument(
         "--hide-refuted", action="store_true", help="drop findings a probe refuted"
     )
+    fixing = parser.add_argument_group("fixes")
+    fixing.add_argument("--fix", action="store_true", help="apply the safe fixes")
+    fixing.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="also apply (and mark as fixable) the fixes that may change behaviour",
+    )
+    fixing.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the fixes as a unified diff and write nothing (exit 1 if any)",
+    )
+    fixing.add_argument("--show-fixes", action="store_true", help="list what was fixed")
     output = parser.add_argument_group("output")
     output.add_argument("--format", choices=FORMATS, default=DEFAULT_FORMAT, help="default: flake8")
     output.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
     output.add_argument("--show-source", action="store_true", help="same as --format full")
     output.add_argument("--statistics", action="store_true", help="count findings per code")
+    output.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when there are findings"
+    )
 
 
 def _parser(command: str) -> argparse.ArgumentParser:

@@ -1,8 +1,9 @@
-"""Settings of a run: which rules, which files, which project-specific names.
+"""Settings of each file: which rules, which files, which project-specific names.
 
-Settings come from `[tool.gradlint]` in the nearest `pyproject.toml` that has that
-table (searched upward from the first linted path), or from `--config FILE`; each
-command-line flag then replaces the setting of the same name.
+As in ruff, each file uses the nearest configuration above it: a `gradlint.toml` (its
+top level holds the settings), else a `pyproject.toml` with a `[tool.gradlint]` table
+(one without that table is passed over). `--config FILE` names one file for every path
+instead. Each command-line flag then replaces the setting of the same name.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Config:
     no_grad_contexts: tuple[str, ...] = ()
     probe: str | None = None  # None (static only), "witness" or "exec"
     probe_timeout: float = 10.0
+    force_exclude: bool = False  # `exclude` applies to paths named on the command line too
     root: Path = field(default_factory=Path.cwd)  # globs are relative to this directory
 
     def is_selected(self, code: str) -> bool:
@@ -74,20 +76,85 @@ def relative_to_root(path: str, root: Path) -> str:
 # -- reading settings -------------------------------------------------------------
 
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
-_KEYS = (*_LIST_KEYS, "per-file-ignores", "no-grad-contexts", "probe", "probe-timeout")
+_KEYS = (
+    *_LIST_KEYS,
+    "per-file-ignores",
+    "extend-per-file-ignores",
+    "force-exclude",
+    "no-grad-contexts",
+    "probe",
+    "probe-timeout",
+)
 _CODE_KEYS = ("select", "ignore", "extend-select")
+STANDALONE = "gradlint.toml"
 
 
-def find_pyproject(start: Path) -> Path | None:
-    """The nearest `pyproject.toml` with a `[tool.gradlint]` table, from `start` upward."""
+def find_config(start: Path) -> Path | None:
+    """The configuration of `start` (a file or directory): from its directory upward, the
+    first `gradlint.toml`, or `pyproject.toml` with a `[tool.gradlint]` table."""
     directory = start.absolute()
     if not directory.is_dir():
         directory = directory.parent
     for candidate in (directory, *directory.parents):
-        pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file() and "gradlint" in _read_toml(pyproject).get("tool", {}):
-            return pyproject
+        found = _config_in(candidate)
+        if found is not None:
+            return found
     return None
+
+
+def _config_in(directory: Path) -> Path | None:
+    standalone = directory / STANDALONE
+    if standalone.is_file():
+        return standalone
+    pyproject = directory / "pyproject.toml"
+    if pyproject.is_file() and "gradlint" in _read_toml(pyproject).get("tool", {}):
+        return pyproject
+    return None
+
+
+class Resolver:
+    """The Config of every path of a run: `--config FILE` for all, else each path's
+    nearest configuration (`find_config`); `overrides` (the flags) replace settings in
+    each. Globs of a configuration are relative to its directory (the current directory
+    without one)."""
+
+    def __init__(self, overrides: dict, known_codes: set[str], config_file: Path | None = None):
+        self._overrides = overrides
+        self._known = known_codes
+        self._config_file = config_file
+        self._by_file: dict[Path | None, Config] = {}
+        self._nearest: dict[Path, Path | None] = {}  # directory -> its configuration file
+        if config_file is not None:
+            self.load(config_file)  # errors surface before any file is linted
+
+    def load(self, config_file: Path | None) -> Config:
+        config = self._by_file.get(config_file)
+        if config is None:
+            settings = read_settings(config_file) if config_file else {}
+            root = config_file.absolute().parent if config_file else Path.cwd()
+            config = build_config(settings, self._overrides, root, self._known)
+            self._by_file[config_file] = config
+        return config
+
+    def for_path(self, path: str | Path) -> Config:
+        """The Config of a file or directory."""
+        if self._config_file is not None:
+            return self.load(self._config_file)
+        directory = Path(path).absolute()
+        if not directory.is_dir():
+            directory = directory.parent
+        visited = []
+        found = None
+        for candidate in (directory, *directory.parents):
+            if candidate in self._nearest:
+                found = self._nearest[candidate]
+                break
+            visited.append(candidate)
+            found = _config_in(candidate)
+            if found is not None:
+                break
+        self._nearest.update(dict.fromkeys(visited, found))
+        return self.load(found)
 
 
 def _read_toml(path: Path) -> dict:
@@ -130,6 +197,17 @@ def build_config(settings: dict, overrides: dict, root: Path, known_codes: set[s
             values[key.replace("-", "_")] = tuple(s.upper() for s in strings) if upper else strings
     if "per-file-ignores" in merged:
         values["per_file_ignores"] = _per_file_ignores(merged["per-file-ignores"])
+    if "extend-per-file-ignores" in merged:
+        extra = _per_file_ignores(merged["extend-per-file-ignores"])
+        combined = dict(values.get("per_file_ignores", {}))
+        for pattern, codes in extra.items():
+            combined[pattern] = combined.get(pattern, ()) + codes
+        values["per_file_ignores"] = combined
+    if "force-exclude" in merged:
+        force = merged["force-exclude"]
+        if not isinstance(force, bool):
+            raise ConfigError(f"force-exclude must be true or false, got {force!r}")
+        values["force_exclude"] = force
     if "no-grad-contexts" in merged:
         values["no_grad_contexts"] = _strings("no-grad-contexts", merged["no-grad-contexts"])
     if "probe" in merged:
@@ -172,7 +250,7 @@ def parse_per_file_ignores(text: str) -> dict[str, tuple[str, ...]]:
 def _probe_mode(value) -> str | None:
     if value is True or value == "witness":
         return "witness"
-    if value is False:
+    if value is False or value == "off":
         return None
     if value in PROBE_MODES:
         return value

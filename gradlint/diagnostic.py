@@ -11,16 +11,33 @@ class Severity(str, Enum):
     WARNING = "warning"  # the bug is silent
 
 
+class Applicability(str, Enum):
+    SAFE = "safe"  # keeps the program's meaning: applied by `--fix`
+    UNSAFE = "unsafe"  # may change behaviour (aliasing, state_dict keys): `--unsafe-fixes`
+
+
 @dataclass(frozen=True)
-class Fix:
-    """A textual replacement of the span [start, end) (1-based line/column) by `replacement`."""
+class Edit:
+    """Replace the span [start, end) (1-based line and column, in characters) by `content`."""
 
     line: int
     column: int
     end_line: int
     end_column: int
-    replacement: str
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """Edits that repair one finding, applied together or not at all."""
+
+    edits: tuple[Edit, ...]
+    applicability: Applicability = Applicability.SAFE
     description: str = ""
+
+    @property
+    def is_safe(self) -> bool:
+        return self.applicability is Applicability.SAFE
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,14 @@
-"""Which files a run lints: command-line paths -> Python files.
+"""Which files a run lints: command-line paths -> Python files and notebooks.
 
-Directories are walked for `*.py` in sorted order. Skipped while walking: hidden
-entries (`.git`, `.venv`, `.tox`, ...), virtualenvs (any directory holding
-`pyvenv.cfg`), entries matched by a `.gitignore` (nested ones too, and those of
+Directories are walked for `*.py` and `*.ipynb` in sorted order. Skipped while walking:
+hidden entries (`.git`, `.venv`, `.ipynb_checkpoints`, ...), virtualenvs (any directory
+holding `pyvenv.cfg`), entries matched by a `.gitignore` (nested ones too, and those of
 parent directories up to the repository root), and entries matched by `exclude`
-(default: `DEFAULT_EXCLUDE`) or `extend-exclude`. Paths named on the command line are
-always linted (a named directory is walked even when a .gitignore or an exclude covers
-it), `-` stands for stdin.
+(default: `DEFAULT_EXCLUDE`) or `extend-exclude` of the directory's own configuration.
+Paths named on the command line are linted (a named directory is walked even when a
+.gitignore or an exclude covers it) unless `force-exclude` is set and `exclude` covers
+the path or one of its parents; `-` stands for stdin. A named path that does not exist
+is `missing` (a usage error).
 """
 
 from __future__ import annotations
@@ -17,18 +19,20 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gradlint.config import Config, relative_to_root
+from gradlint.config import Config, Resolver, relative_to_root
 
 if TYPE_CHECKING:
     import pathspec
 
 STDIN = "-"
+SUFFIXES = (".py", ".ipynb")
 
 
 @dataclass
 class Discovered:
     files: list[str] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    missing: list[str] = field(default_factory=list)  # named on the command line, absent
 
 
 @cache
@@ -63,6 +67,23 @@ class Excluder:
         if self.by_name.match_file(os.path.basename(path) + suffix):
             return True
         return anchored and self.anchored.match_file(relative_to_root(path, self.root) + suffix)
+
+    def excludes_path(self, path: str) -> bool:
+        """`force-exclude`: the path or one of its parents (below the configuration's
+        directory when it lies there) is excluded."""
+        absolute = Path(path).absolute()
+        try:
+            parts = absolute.relative_to(self.root.absolute()).parts
+        except ValueError:
+            parts = tuple(p for p in Path(path).parts if p not in (".", "..", "/"))
+        is_dir = absolute.is_dir()
+        for i, name in enumerate(parts):
+            suffix = "/" if i < len(parts) - 1 or is_dir else ""
+            if self.by_name.match_file(name + suffix) or self.anchored.match_file(
+                "/".join(parts[: i + 1]) + suffix
+            ):
+                return True
+        return False
 
 
 class _GitIgnores:
@@ -107,28 +128,59 @@ def _ancestor_gitignores(root: str) -> _GitIgnores:
     return _GitIgnores()
 
 
-def discover(paths: list[str], config: Config) -> Discovered:
-    """The files to lint, in command-line order, each directory's files sorted."""
+class _Excluders:
+    """The Excluder of each path's configuration, one per Config."""
+
+    def __init__(self, configs: Config | Resolver) -> None:
+        self._configs = configs
+        self._made: dict[int, Excluder] = {}
+
+    def config(self, path: str) -> Config:
+        configs = self._configs
+        return configs.for_path(path) if isinstance(configs, Resolver) else configs
+
+    def __call__(self, path: str) -> Excluder:
+        config = self.config(path)
+        excluder = self._made.get(id(config))
+        if excluder is None:
+            excluder = self._made[id(config)] = Excluder(config)
+        return excluder
+
+
+def discover(paths: list[str], configs: Config | Resolver) -> Discovered:
+    """The files to lint, in command-line order, each directory's files sorted.
+
+    `configs`: one Config for every path, or a Resolver giving each path its own."""
     found = Discovered()
     seen: set[str] = set()
+    excluders = _Excluders(configs)
     for raw in paths or ["."]:
-        if raw != STDIN and os.path.isdir(raw):
-            _walk(raw, Excluder(config), found)
+        if raw == STDIN:
+            found.files.append(raw)
+        elif not os.path.lexists(raw):
+            found.missing.append(raw)
+        elif excluders.config(raw).force_exclude and excluders(raw).excludes_path(raw):
+            continue
+        elif os.path.isdir(raw):
+            _walk(raw, excluders, found)
         else:
             found.files.append(raw)
     found.files = [f for f in found.files if not (f in seen or seen.add(f))]
     return found
 
 
-def _walk(root: str, excluder: Excluder, found: Discovered) -> None:
+def _walk(root: str, excluders: _Excluders, found: Discovered) -> None:
     # An explicitly named directory is walked even when an anchored exclude covers it.
-    anchored = not excluder.excludes(root, True)
+    top = excluders(root)
+    top_anchored = not top.excludes(root, True)
     above = _ancestor_gitignores(root)
     if above.ignores(root, True):  # named although ignored: only its own .gitignore files count
         above = _GitIgnores()
     pending = [(root, above.entering(root))]
     while pending:
         directory, ignores = pending.pop()
+        excluder = excluders(directory)  # the directory's own configuration
+        anchored = top_anchored or excluder is not top
         try:
             with os.scandir(directory) as scan:
                 entries = sorted(scan, key=lambda entry: entry.name)
@@ -140,7 +192,7 @@ def _walk(root: str, excluder: Excluder, found: Discovered) -> None:
             if entry.name.startswith("."):
                 continue
             is_dir = entry.is_dir(follow_symlinks=False)
-            if not is_dir and not entry.name.endswith(".py"):
+            if not is_dir and not entry.name.endswith(SUFFIXES):
                 continue
             if excluder.excludes(entry.path, is_dir, anchored) or ignores.ignores(
                 entry.path, is_dir

@@ -1,9 +1,11 @@
 """flake8 entry point (`GL`): the CLI's per-file pipeline on the lines flake8 already read.
 
 Editors that talk to flake8 (VS Code, vim ALE, Emacs flymake) thereby show gradlint's
-findings, stdin included. The project's `[tool.gradlint]` settings and gradlint's
-`# noqa` / `# gradlint: noqa` comments apply exactly as on the command line; flake8's
-own `--select`, `--extend-ignore` and `# noqa` then filter further.
+findings, stdin included. Each file's own configuration (the nearest `gradlint.toml` or
+`pyproject.toml` with `[tool.gradlint]`, as on the command line) applies, its `exclude`
+included (flake8 applies its own excludes to named files too), and gradlint's `# noqa` /
+`# gradlint: noqa` comments; flake8's own `--select`, `--extend-ignore` and `# noqa` then
+filter further.
 """
 
 from __future__ import annotations
@@ -18,17 +20,19 @@ from pathlib import Path
 
 from gradlint import __version__
 from gradlint.catalogue import load_catalogue
-from gradlint.config import Config, build_config, find_pyproject, read_settings
+from gradlint.config import Resolver
+from gradlint.discovery import Excluder
 from gradlint.runner import lint_file
 
 
 @cache
-def project_config(directory: Path) -> Config:
-    """The settings the CLI would use for a file in `directory` (raises ConfigError)."""
-    pyproject = find_pyproject(directory)
-    settings = read_settings(pyproject) if pyproject else {}
-    root = pyproject.absolute().parent if pyproject else Path.cwd()
-    return build_config(settings, {}, root, set(load_catalogue()))
+def _resolver() -> Resolver:
+    return Resolver({}, set(load_catalogue()))
+
+
+@cache
+def _excluder(directory: Path) -> Excluder:
+    return Excluder(_resolver().for_path(directory))
 
 
 def source_bytes(lines: list[str]) -> bytes:
@@ -54,7 +58,10 @@ class GradlintPlugin:
         self.lines = lines
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
-        config = project_config(Path(self.filename).absolute().parent)
+        directory = Path(self.filename).absolute().parent
+        config = _resolver().for_path(directory)
+        if _excluder(directory).excludes_path(self.filename):
+            return
         result = lint_file(self.filename, config, source_bytes(self.lines))
         for error in result.internal_errors:
             print(error, file=sys.stderr)

@@ -2,8 +2,10 @@
 
 import pytest
 
+from gradlint.autofix import fix_source
 from gradlint.catalogue import load_catalogue
 from gradlint.checks import registered_codes
+from gradlint.config import Config
 from gradlint.engine import lint_source
 
 CATALOGUE = load_catalogue()
@@ -19,7 +21,7 @@ def test_every_rule_has_a_catalogue_file_and_vice_versa():
 def test_doc_shape(doc):
     assert doc.bad_examples, f"{doc.code} has no Bad example"
     assert doc.good_examples, f"{doc.code} has no Good example"
-    for section in ("What it does", "Why is this bad", "Use instead", "Torch says"):
+    for section in ("What it does", "Why is this bad", "Use instead", "Torch says", "Fix safety"):
         assert doc.sections.get(section), f"{doc.code} lacks section {section!r}"
 
 
@@ -46,3 +48,24 @@ def test_good_example_is_clean(code, source):
     result = lint_source(f"{code}_good.py", source)
     assert not result.internal_errors
     assert [(d.line, d.code, d.message) for d in result.diagnostics] == []
+
+
+@pytest.mark.parametrize("doc", CATALOGUE.values(), ids=lambda d: d.code)
+def test_documented_fix_turns_the_bad_example_into_a_good_one(doc):
+    """Each fix has the safety its doc declares, and `--fix --unsafe-fixes` turns a Bad
+    example into one of the Good examples verbatim; a rule declaring none has no fix."""
+    assert doc.fix_safety in ("safe", "unsafe", "none"), doc.sections.get("Fix safety")
+    fixed_any = False
+    for bad in doc.bad_examples:
+        fixes = [d.fix for d in lint_source(f"{doc.code}.py", bad).diagnostics if d.fix]
+        if doc.fix_safety == "none":
+            assert fixes == []
+            continue
+        assert {f.applicability.value for f in fixes} <= {doc.fix_safety}
+        outcome = fix_source(f"{doc.code}.py", bad.encode(), Config(), unsafe=True)
+        if fixes:
+            fixed_any = True
+            assert outcome.text in doc.good_examples, outcome.text
+            assert outcome.diagnostics == []
+            assert fix_source(f"{doc.code}.py", outcome.text.encode(), Config(), True).fixed == []
+    assert fixed_any or doc.fix_safety == "none"

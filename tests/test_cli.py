@@ -181,3 +181,68 @@ def test_every_flag_is_documented_in_the_readme():
         if option.startswith("--") and option != "--help"
     }
     assert flags and {flag for flag in flags if f"`{flag}" not in readme} == set()
+
+
+def test_no_probe_and_probe_off_win_over_the_configuration(project, capsys, monkeypatch):
+    calls = []
+    monkeypatch.setattr(gradlint.probe, "run_probes", lambda *a, **k: calls.append(k) or a[0])
+    (project / "pyproject.toml").write_text("[tool.gradlint]\nprobe = true\n")
+    assert _run(capsys, "bad.py", *ONLY)[0] == 1 and len(calls) == 1
+    assert _run(capsys, "--no-probe", "bad.py", *ONLY)[0] == 1
+    assert _run(capsys, "--probe=off", "bad.py", *ONLY)[0] == 1
+    assert len(calls) == 1
+
+
+def test_exec_in_the_configuration_runs_witness_probes_only(project, capsys, monkeypatch):
+    calls = []
+    monkeypatch.setattr(gradlint.probe, "run_probes", lambda *a, **k: calls.append(k) or a[0])
+    (project / "pyproject.toml").write_text('[tool.gradlint]\nprobe = "exec"\n')
+    code, _, err = _run(capsys, "bad.py", *ONLY)
+    assert code == 1 and [call["mode"] for call in calls] == ["witness"]
+    assert "pass --probe=exec" in err and "runs the linted project code" not in err
+    _run(capsys, "--probe=exec", "bad.py", *ONLY)
+    assert calls[-1]["mode"] == "exec"
+
+
+def test_configured_probes_without_torch_warn_and_print_static_findings(
+    project, capsys, monkeypatch
+):
+    def unavailable(*args, **kwargs):
+        raise gradlint.probe.ProbeUnavailable("torch is not installed")
+
+    monkeypatch.setattr(gradlint.probe, "run_probes", unavailable)
+    (project / "pyproject.toml").write_text("[tool.gradlint]\nprobe = true\n")
+    code, out, err = _run(capsys, "bad.py", *ONLY)
+    assert code == 1 and out.startswith("bad.py:5:9: GL303 ")
+    assert "warning: probe setting of the configuration skipped (torch is not installed)" in err
+    assert _run(capsys, "clean.py", *ONLY)[0] == 0
+
+
+def test_missing_path_is_a_usage_error(project, capsys):
+    code, out, err = _run(capsys, "bad.py", "nope.py")
+    assert (code, out) == (2, "") and "nope.py: no such file or directory" in err
+
+
+def test_exit_zero(project, capsys):
+    code, out, _ = _run(capsys, "--exit-zero", *ONLY)
+    assert code == 0 and "GL303" in out
+    assert _run(capsys, "--exit-zero", "--select", "GL999")[0] == 2
+
+
+def test_rule_accepts_a_prefix(capsys):
+    code, out, _ = _run(capsys, "rule", "gl30")
+    titles = re.findall(r"^# (GL\d{3}) ", out, re.M)
+    assert code == 0 and len(titles) > 1 and all(t.startswith("GL30") for t in titles)
+
+
+def test_force_exclude_skips_named_files_an_exclude_covers(project, capsys):
+    (project / "gen").mkdir()
+    (project / "gen" / "bad.py").write_text(BAD)
+    (project / "pyproject.toml").write_text('[tool.gradlint]\nextend-exclude = ["gen"]\n')
+    assert _run(capsys, "gen/bad.py", *ONLY)[0] == 1
+    assert _run(capsys, "--force-exclude", "gen/bad.py", "clean.py", *ONLY)[0] == 0
+    (project / "pyproject.toml").write_text(
+        '[tool.gradlint]\nextend-exclude = ["gen"]\nforce-exclude = true\n'
+    )
+    assert _run(capsys, "gen/bad.py", *ONLY)[0] == 0
+    assert _run(capsys, "--no-force-exclude", "gen/bad.py", *ONLY)[0] == 1

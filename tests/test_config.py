@@ -8,7 +8,7 @@ from gradlint.config import (
     Config,
     ConfigError,
     build_config,
-    find_pyproject,
+    find_config,
     parse_per_file_ignores,
     read_settings,
 )
@@ -26,10 +26,10 @@ def test_nearest_pyproject_with_a_gradlint_table_upward_from_the_path(tmp_path):
     inner.mkdir(parents=True)
     (tmp_path / "pkg" / "pyproject.toml").write_text("[tool.other]\nx = 1\n")
     (inner / "m.py").write_text("")
-    assert find_pyproject(inner / "m.py") == tmp_path / "pyproject.toml"
-    assert find_pyproject(inner) == tmp_path / "pyproject.toml"
+    assert find_config(inner / "m.py") == tmp_path / "pyproject.toml"
+    assert find_config(inner) == tmp_path / "pyproject.toml"
     (inner / "pyproject.toml").write_text("[tool.gradlint]\n")
-    assert find_pyproject(inner / "m.py") == inner / "pyproject.toml"
+    assert find_config(inner / "m.py") == inner / "pyproject.toml"
 
 
 def test_settings_of_every_key(tmp_path):

@@ -86,8 +86,32 @@ def test_explicit_arguments_are_always_linted(tmp_path):
     assert _found(tmp_path, explicit) == ["ignored.py", "build/x.py", "out/y.py"]
 
 
-def test_missing_paths_are_kept_for_the_runner_to_report(tmp_path):
-    assert _found(tmp_path, [tmp_path / "missing.py"]) == ["missing.py"]
+def test_missing_paths_are_reported_apart(tmp_path):
+    found = discover([str(tmp_path / "missing.py")], Config(root=tmp_path))
+    assert (found.files, found.missing) == ([], [str(tmp_path / "missing.py")])
+
+
+def test_notebooks_are_walked_and_their_checkpoints_skipped(tmp_path):
+    _tree(tmp_path, {"a.ipynb": "{}", ".ipynb_checkpoints/a-checkpoint.ipynb": "{}", "b.txt": ""})
+    assert _found(tmp_path) == ["a.ipynb"]
+
+
+def test_force_exclude_applies_exclude_to_named_paths_and_their_parents(tmp_path):
+    _tree(tmp_path, {"gen/deep/x.py": "", "src/y.py": "", "src/y_pb2.py": "", "third/z.py": ""})
+    named = [
+        tmp_path / "gen/deep/x.py",
+        tmp_path / "src/y.py",
+        tmp_path / "src/y_pb2.py",
+        tmp_path / "third",
+    ]
+    excludes = dict(exclude=("gen",), extend_exclude=("*_pb2.py", "/third"))
+    assert _found(tmp_path, named, **excludes) == [
+        "gen/deep/x.py",
+        "src/y.py",
+        "src/y_pb2.py",
+        "third/z.py",
+    ]
+    assert _found(tmp_path, named, force_exclude=True, **excludes) == ["src/y.py"]
 
 
 def test_stdin_and_duplicates(tmp_path):

@@ -85,3 +85,25 @@ def test_flake8_uses_the_projects_gradlint_settings(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.gradlint]\nignore = ["GL303"]\n')
     (tmp_path / "scale.py").write_text(MODULE_WITH_BACKWARD.format(comment=""))
     assert flake8("scale.py", cwd=tmp_path) == []
+
+
+def test_flake8_and_the_cli_agree_on_two_projects_with_an_excluded_folder(tmp_path):
+    bad = MODULE_WITH_BACKWARD.format(comment="")
+    for name, text in {
+        "a/pyproject.toml": '[tool.gradlint]\nextend-exclude = ["generated"]\n',
+        "a/m.py": bad,
+        "a/generated/m.py": bad,
+        "b/gradlint.toml": 'ignore = ["GL303"]\n',
+        "b/m.py": bad,
+        "c/m.py": bad,
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    cli = run("gradlint", "--force-exclude", "a", "b", "c", cwd=tmp_path)
+    expected = sorted(cli.stdout.decode().splitlines())
+    assert [line.split(":")[0] for line in expected] == ["a/m.py", "c/m.py"]
+    assert flake8("a", "b", "c", cwd=tmp_path) == expected
+    named = ["a/m.py", "a/generated/m.py", "b/m.py", "c/m.py"]
+    forced = run("gradlint", "--force-exclude", *named, cwd=tmp_path)
+    assert sorted(forced.stdout.decode().splitlines()) == expected
+    assert flake8(*named, cwd=tmp_path) == expected

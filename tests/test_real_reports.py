@@ -31,6 +31,32 @@ def _ids(case) -> str:
     return case.name
 
 
+_COMPOUND = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.Match,
+)
+
+
+def _statement_lines(tree: ast.Module) -> set[int]:
+    """Lines a finding may name: a simple statement's lines, a compound statement's first."""
+    lines = set()
+    for node in ast.walk(tree):
+        if isinstance(node, _COMPOUND):
+            lines.add(node.lineno)
+        elif isinstance(node, ast.stmt):
+            lines.update(range(node.lineno, node.end_lineno + 1))
+    return lines
+
+
 def test_corpus_is_not_empty():
     kinds = Counter(case.kind for case in CASES)
     assert kinds["bug"] and kinds["fixed"] and kinds["lookalike"], kinds
@@ -41,9 +67,9 @@ def test_header_and_structure(case):
     assert not case.errors, case.errors
     tree = ast.parse(case.path.read_text(encoding="utf-8"), str(case.path))
     if case.kind == "bug":
-        starts = {node.lineno for node in ast.walk(tree) if isinstance(node, ast.stmt)}
+        statement_lines = _statement_lines(tree)
         for line in case.lines:
-            assert line in starts, f"line {line} of {case.name} does not start a statement"
+            assert line in statement_lines, f"line {line} of {case.name} is in no statement"
         assert case.twin.is_file(), f"{case.name} has no fixed twin {case.twin.name}"
         if case.silent:
             asserts = [node for node in ast.walk(tree) if isinstance(node, ast.Assert)]

@@ -9,7 +9,7 @@ import pytest
 from sarif import loader
 
 from gradlint.catalogue import load_catalogue
-from gradlint.diagnostic import Diagnostic, Fix, Severity
+from gradlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Severity
 from gradlint.engine import lint_source
 from gradlint.report import FORMATS, render, render_statistics
 from gradlint.report.github import escape_data, escape_property
@@ -96,12 +96,24 @@ def test_full_multiline_span_is_underlined_to_the_end_of_its_first_line():
 
 
 def test_full_adds_the_fix_and_the_probe_verdict():
-    fix = Fix(3, 5, 3, 9, "torch.where(m, 0, x)", "use torch.where")
+    fix = Fix((Edit(3, 5, 3, 9, "torch.where(m, 0, x)"),), description="use torch.where")
     finding = diag(fix=fix, probe={"verdict": "refuted", "message": "no error raised"})
     lines = render([finding], "full", {}).splitlines()
     assert "   = fix: use torch.where" in lines
-    assert lines[-1] == "   = probe: refuted: no error raised"
+    assert lines[-3:] == ["   = probe: refuted: no error raised", "", "[*] 1 fixable with `--fix`"]
     assert lines[0].endswith("never called [refuted: no error raised]")
+    assert lines[0].startswith("pkg/model.py:3:5: GL303 [*] `M.backward`")
+
+
+def test_full_marks_unsafe_fixes_only_when_they_are_enabled():
+    fix = Fix((Edit(3, 5, 3, 9, "x"),), Applicability.UNSAFE, "wrap it")
+    hidden = render([diag(fix=fix)], "full", {}).splitlines()
+    assert "[*]" not in hidden[0]
+    assert "   = fix (unsafe): wrap it" in hidden
+    assert hidden[-1] == "[*] 0 fixable with `--fix` (1 more with `--unsafe-fixes`)"
+    shown = render([diag(fix=fix)], "full", {}, unsafe_fixes=True).splitlines()
+    assert " GL303 [*] " in shown[0]
+    assert shown[-1] == "[*] 1 fixable with `--fix --unsafe-fixes`"
 
 
 def test_full_without_source_still_reports_and_separates_findings():
@@ -121,7 +133,7 @@ def test_full_on_a_syntax_error():
 
 
 def test_json_fields_and_optional_fix_and_probe():
-    fix = Fix(3, 5, 3, 9, "torch.where(m, 0, x)", "use torch.where")
+    fix = Fix((Edit(3, 5, 3, 9, "torch.where(m, 0, x)"),), description="use torch.where")
     findings = [diag(), diag(fix=fix, probe={"verdict": "confirmed", "message": "boom"})]
     plain, rich = json.loads(render(findings, "json", {}))
     assert plain == {
@@ -137,8 +149,19 @@ def test_json_fields_and_optional_fix_and_probe():
         "detail": "",
         "help": load_catalogue()["GL303"].fix_hint.replace("\n", " "),
     }
-    assert rich["fix"]["replacement"] == "torch.where(m, 0, x)"
-    assert rich["fix"]["description"] == "use torch.where"
+    assert rich["fix"] == {
+        "applicability": "safe",
+        "description": "use torch.where",
+        "edits": [
+            {
+                "line": 3,
+                "column": 5,
+                "end_line": 3,
+                "end_column": 9,
+                "content": "torch.where(m, 0, x)",
+            }
+        ],
+    }
     assert rich["probe"] == {"verdict": "confirmed", "message": "boom"}
 
 
@@ -230,7 +253,7 @@ def test_sarif_of_real_findings_is_read_by_sarif_tools(tmp_path):
 
 
 def test_sarif_rules_are_the_catalogue_and_relative_paths_are_uri_references(tmp_path):
-    fix = Fix(3, 5, 3, 9, "new", "replace it")
+    fix = Fix((Edit(3, 5, 3, 9, "new"),), description="replace it")
     findings = [
         diag(path="my dir/model.py", fix=fix, probe={"verdict": "confirmed"}),
         diag(code="GL001", severity=Severity.ERROR, line=1, column=1, end_column=1),
@@ -243,6 +266,13 @@ def test_sarif_rules_are_the_catalogue_and_relative_paths_are_uri_references(tmp
     location = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert location == {"uri": "my%20dir/model.py", "uriBaseId": "%SRCROOT%"}
     assert run["results"][0]["fixes"][0]["description"]["text"] == "replace it"
+    [change] = run["results"][0]["fixes"][0]["artifactChanges"]
+    assert change["replacements"] == [
+        {
+            "deletedRegion": {"startLine": 3, "startColumn": 5, "endLine": 3, "endColumn": 9},
+            "insertedContent": {"text": "new"},
+        }
+    ]
     assert run["results"][0]["properties"] == {"probe": {"verdict": "confirmed"}}
     records = read_with_sarif_tools(tmp_path, text).get_records()
     assert [(r["Code"], r["Severity"]) for r in records] == [

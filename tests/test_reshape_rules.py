@@ -98,8 +98,10 @@ def test_gl401_fix_replaces_view_with_reshape():
         """
     )
     assert finding.code == "GL401"
-    assert finding.fix.replacement == "reshape"
-    assert (finding.fix.line, finding.fix.column, finding.fix.end_column) == (3, 27, 31)
+    (edit,) = finding.fix.edits
+    assert finding.fix.is_safe
+    assert (edit.line, edit.column, edit.end_line, edit.end_column) == (3, 27, 3, 31)
+    assert edit.content == "reshape"
 
 
 @pytest.mark.parametrize(

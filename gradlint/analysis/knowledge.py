@@ -31,7 +31,7 @@ class OpFacts:
     # Some saved input is saved only when another input requires grad (mul: `a` is saved
     # for the gradient of `b`); `save_triggers` says exactly which.
     saves_args_if_other_requires_grad: bool
-    view: bool  # the output aliases input 0's storage
+    view: bool  # the output is always a view of input 0 (contiguous or not)
     multi_view: bool  # returns several views: an in-place edit of one raises
     keeps_layout: bool  # the output is contiguous whenever the input is
     makes_noncontiguous: bool  # a contiguous input gives a non-contiguous output
@@ -47,9 +47,15 @@ class OpFacts:
     output_triggers: tuple[int, ...] = ()
     # (position, "inplace") for functions with an `inplace` flag (F.relu).
     inplace_arg: tuple[int, str] | None = None
+    # The output shares input 0's storage for some inputs only (`reshape` and `flatten`
+    # of a contiguous tensor, `contiguous()` / `.float()` / dropout(p=0) returning the
+    # input itself): an in-place edit may or may not reach the input.
+    may_view: bool = False
 
     def saved(self, requires_grad: frozenset[int] | set[int]) -> tuple[int, ...]:
-        """The inputs torch saves when exactly the inputs at `requires_grad` require grad."""
+        """The inputs torch saves when exactly the inputs at `requires_grad` require grad.
+
+        A position holding a Python number in the call is not a tensor: ignore it."""
         return tuple(
             position
             for position, triggers in zip(self.saves_args, self.save_triggers, strict=True)
@@ -71,11 +77,13 @@ class LayerFacts:
     parameter_shapes: dict[str, tuple[str | int, ...]]
     constructor_args: tuple[str, ...]  # positional parameter names of __init__
     inplace_arg: tuple[int, str] | None  # (position, "inplace")
-    saves_input: bool  # forward saves its input (when its parameters require grad)
-    saves_output: bool
+    saves_input: bool  # forward saves its input when the input or the parameters require grad
+    saves_output: bool  # forward saves its output (when the input requires grad)
     # "elementwise", "linear", "conv", "pool", "norm", "flatten", "embedding", "rnn",
     # "other"
     shape: str
+    # Saves its input even when only its parameters require grad (Linear, Conv, norms).
+    saves_input_for_params: bool = False
 
 
 @cache
@@ -101,6 +109,7 @@ def _op_facts(name: str, row: dict[str, Any]) -> OpFacts:
         save_triggers=tuple(tuple(t) for t in row.get("save_triggers", ())),
         output_triggers=tuple(row.get("output_triggers", ())),
         inplace_arg=(arg[0], arg[1]) if arg else None,
+        may_view=row.get("may_view", False),
     )
 
 
@@ -130,8 +139,7 @@ def inplace_method(name: str) -> str | None:
 def inplace_function(qualname: str) -> bool:
     """Whether a function always writes into its first argument (`torch.relu_`,
     `torch.nn.functional.elu_`)."""
-    data = _data()
-    return data["aliases"].get(qualname, qualname) in data["inplace_functions"]
+    return qualname in _data()["inplace_functions"]
 
 
 @cache
@@ -152,6 +160,7 @@ def layer(qualname: str) -> LayerFacts | None:
         saves_input=row.get("saves_input", False),
         saves_output=row.get("saves_output", False),
         shape=row.get("shape", "other"),
+        saves_input_for_params=row.get("saves_input_for_params", False),
     )
 
 

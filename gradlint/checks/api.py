@@ -10,6 +10,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from gradlint import fixes
 from gradlint.analysis.names import dotted
 from gradlint.analysis.torch_ops import (
     CHECKPOINT_FUNCTIONS,
@@ -72,6 +73,12 @@ def _spreads_kwargs(call: cst.Call) -> bool:
     return any(arg.star == "**" for arg in call.args)
 
 
+def _spelling_fix(file, name: cst.Name) -> Fix | None:
+    """The misspelled name -> `requires_grad` (safe: the misspelling does nothing or raises)."""
+    fixed = name.with_changes(value=REQUIRES_GRAD)
+    return fixes.replace(file, name, fixed, f"spell it {REQUIRES_GRAD}")
+
+
 class RequiresGradKeywordChecker(Checker):
     """GL204: a misspelled `requires_grad` keyword or attribute."""
 
@@ -90,6 +97,9 @@ class RequiresGradKeywordChecker(Checker):
                     "keyword argument); write `requires_grad=`",
                     severity=Severity.ERROR,
                     witness=_keyword_witness(arg.keyword.value),
+                    fix=None
+                    if _keyword(node, REQUIRES_GRAD)
+                    else _spelling_fix(self.file, arg.keyword),
                 )
 
     def _takes_requires_grad(self, call: cst.Call) -> bool:
@@ -115,6 +125,7 @@ class RequiresGradKeywordChecker(Checker):
                     "raised; write `.requires_grad`",
                     severity=Severity.WARNING,
                     witness=_attribute_witness(name),
+                    fix=_spelling_fix(self.file, attribute.attr),
                 )
 
     @cached_property
@@ -507,7 +518,7 @@ class CheckpointReentrantChecker(Checker):
             witness=CHECKPOINT_WITNESS,
         )
 
-    def _fix(self, node: cst.Call, flag: cst.Arg | None) -> Fix:
+    def _fix(self, node: cst.Call, flag: cst.Arg | None) -> Fix | None:
         value = cst.Name("False")
         if flag is not None:
             fixed = node.deep_replace(flag.value, value)
@@ -525,15 +536,7 @@ class CheckpointReentrantChecker(Checker):
                     ),
                 ]
             )
-        span = self.file.position(node)
-        return Fix(
-            span.start.line,
-            span.start.column + 1,
-            span.end.line,
-            span.end.column + 1,
-            self.file.module.code_for_node(fixed),
-            "pass use_reentrant=False",
-        )
+        return fixes.replace(self.file, node, fixed, "pass use_reentrant=False", unsafe=True)
 
 
 CHECKPOINT_WITNESS = Witness(

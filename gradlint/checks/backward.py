@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradlint import fixes
 from gradlint.analysis.shapes import Shape
 from gradlint.analysis.shapes.model import provably_different
 from gradlint.analysis.shapes.witness import Concretizer
 from gradlint.checks import Checker
-from gradlint.diagnostic import Witness
+from gradlint.diagnostic import Fix, Witness
 
 _MISMATCH = "Mismatch in shape: grad_output[0] has a shape of"
 _NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
@@ -106,6 +107,26 @@ class BackwardGradientChecker(Checker):
             f"output's shape (e.g. `torch.ones_like({name})`), or reduce the output to a "
             "scalar and call `.backward()` without one",
             witness=Witness(program, _MISMATCH),
+            fix=self._drop_unit_gradient(call, output_shape, gradient),
+        )
+
+    def _drop_unit_gradient(self, call: cst.Call, output_shape: Shape, gradient) -> Fix | None:
+        """`loss.backward(torch.ones(1))` on a 0-dim loss -> `loss.backward()`: the implicit
+        gradient of a scalar is exactly 1, so the fix is safe."""
+        if output_shape.dims != () or len(call.args) != 1 or call.args[0].value is not gradient:
+            return None
+        if not isinstance(call.func, cst.Attribute) or call.func.attr.value != "backward":
+            return None
+        if not (
+            isinstance(gradient, cst.Call)
+            and self.resolve(gradient.func) == "torch.ones"
+            and len(gradient.args) == 1
+            and gradient.args[0].keyword is None
+            and self.file.code_for(gradient.args[0].value) in ("1", "(1,)", "[1]")
+        ):
+            return None
+        return fixes.replace(
+            self.file, call, call.with_changes(args=()), "drop the gradient: a scalar's is 1"
         )
 
     def _check_implicit(self, call, output: cst.BaseExpression) -> None:

@@ -13,9 +13,11 @@ import re
 
 import libcst as cst
 
+from gradlint import fixes
 from gradlint.analysis.dataflow import DataWrite, Grad, InplaceEdit, Saver
+from gradlint.analysis.walk import iter_nodes
 from gradlint.checks import Checker
-from gradlint.diagnostic import Severity, Witness
+from gradlint.diagnostic import Fix, Severity, Witness
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation"
 VIEW_LEAF_ERROR = "a view of a leaf Variable that requires grad is being used in an in-place"
@@ -40,11 +42,13 @@ class InplaceChecker(Checker):
             finding = self._classify(edit)
             if finding is None:
                 continue
+            finding = (*finding, edit.statement)
             known = chosen.get(edit.node)
             if known is None or _PRECEDENCE[finding[0]] < _PRECEDENCE[known[0]]:
                 chosen[edit.node] = finding
-        for edit_node, (code, message, severity, witness) in chosen.items():
-            self.report(edit_node, code, message, severity=severity, witness=witness)
+        for edit_node, (code, message, severity, witness, statement) in chosen.items():
+            fix = _fix(self.file, code, statement)
+            self.report(edit_node, code, message, severity=severity, witness=witness, fix=fix)
         reported: set[cst.CSTNode] = set()
         for write in facts.data_writes:
             if write.node not in reported:
@@ -230,3 +234,67 @@ def _input_program(form: str) -> str:
         "batch = torch.randn(4, 4)\nforward(batch)\n"
         f"if batch._version:\n    raise AssertionError({INPUT_MUTATED!r})\n"
     )
+
+
+# -- fixes ---------------------------------------------------------------------------
+
+
+def _fix(file, code: str, statement: cst.CSTNode | None) -> Fix | None:
+    """GL101: a manual update (`w -= lr * w.grad`) goes under `torch.no_grad()`; GL105:
+    `x[mask] = 0` becomes `x = x.masked_fill(mask, 0)`. Both unsafe: the first stops
+    recording, the second rebinds `x` instead of writing into the tensor others hold."""
+    if code == "GL101" and statement is not None and _reads_grad(statement):
+        return fixes.wrap_in_no_grad(file, statement, "do the update under torch.no_grad()")
+    if code == "GL105" and isinstance(statement, cst.Assign):
+        return _masked_fill_fix(file, statement)
+    return None
+
+
+def _reads_grad(statement: cst.CSTNode) -> bool:
+    return any(
+        isinstance(node, cst.Attribute) and node.attr.value == "grad"
+        for node in iter_nodes(statement)
+    )
+
+
+def _masked_fill_fix(file, statement: cst.Assign) -> Fix | None:
+    (target,) = statement.targets if len(statement.targets) == 1 else (None,)
+    if target is None or not isinstance(target.target, cst.Subscript):
+        return None
+    subscript = target.target
+    number = statement.value
+    if isinstance(number, cst.UnaryOperation) and isinstance(number.operator, cst.Minus):
+        number = number.expression
+    if not (
+        isinstance(subscript.value, cst.Name)
+        and isinstance(number, cst.Integer | cst.Float)
+        and len(subscript.slice) == 1
+        and isinstance(subscript.slice[0].slice, cst.Index)
+    ):
+        return None
+    mask = subscript.slice[0].slice.value
+    if not _same_shape_mask(mask, subscript.value.value):
+        return None  # a row mask would broadcast differently in masked_fill
+    call = cst.Call(
+        func=cst.Attribute(subscript.value, cst.Name("masked_fill")),
+        args=[
+            cst.Arg(mask, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            cst.Arg(statement.value),
+        ],
+    )
+    fixed = statement.with_changes(
+        targets=[target.with_changes(target=subscript.value)], value=call
+    )
+    return fixes.replace(file, statement, fixed, "build a new tensor with masked_fill", unsafe=True)
+
+
+def _same_shape_mask(mask: cst.BaseExpression, name: str) -> bool:
+    """`x < 0`, `~(x > 1)`, `(x < a) | (x > b)`: a mask computed elementwise from `x`."""
+    if isinstance(mask, cst.Comparison):
+        left = mask.left
+        return isinstance(left, cst.Name) and left.value == name and len(mask.comparisons) == 1
+    if isinstance(mask, cst.UnaryOperation) and isinstance(mask.operator, cst.BitInvert):
+        return _same_shape_mask(mask.expression, name)
+    if isinstance(mask, cst.BinaryOperation) and isinstance(mask.operator, cst.BitAnd | cst.BitOr):
+        return _same_shape_mask(mask.left, name) and _same_shape_mask(mask.right, name)
+    return False

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from gradlint import fixes
 from gradlint.analysis.context import ClassInfo, ClassKind
 from gradlint.analysis.names import dotted
 from gradlint.analysis.torch_ops import (
@@ -17,7 +18,7 @@ from gradlint.analysis.torch_ops import (
     TENSOR_PRESERVING_METHODS,
 )
 from gradlint.checks import Checker
-from gradlint.diagnostic import Witness
+from gradlint.diagnostic import Fix, Witness
 
 _TENSOR_FACTORIES = frozenset(REQUIRES_GRAD_KEYWORD_FUNCTIONS) - PARAMETER_CONSTRUCTORS
 # Calls that only read a container: passing `self.layers` to them registers nothing.
@@ -157,7 +158,36 @@ class ModuleStateChecker(Checker):
             "them and `.to(device)` / `state_dict()` skip them; use `nn.ModuleList` / "
             "`nn.ModuleDict` (or `nn.ParameterList` / `nn.ParameterDict` for parameters)",
             witness=CONTAINER_WITNESS,
+            fix=self._container_fix(node),
         )
+
+    def _container_fix(self, node: cst.CSTNode) -> Fix | None:
+        """`[nn.Linear(...) for ...]` -> `nn.ModuleList([...])` (and dicts -> ModuleDict):
+        unsafe, the state_dict keys of the wrapped layers appear (`layers.0.weight`)."""
+        value = node.value if isinstance(node, cst.Assign) else None
+        if isinstance(value, cst.List | cst.ListComp):
+            kind = "ModuleList"
+        elif isinstance(value, cst.Dict | cst.DictComp):
+            kind = "ModuleDict"
+        else:
+            return None
+        items = _elements(value)
+        if not items or not all(self._is_torch_layer(item) for item in items):
+            return None
+        wrapper = fixes.spelling(self.file, f"torch.nn.{kind}")
+        if wrapper is None:
+            return None
+        wrapped = cst.Call(func=cst.parse_expression(wrapper), args=[cst.Arg(value)])
+        return fixes.replace(
+            self.file, value, wrapped, f"register the layers with nn.{kind}", unsafe=True
+        )
+
+    def _is_torch_layer(self, item: cst.BaseExpression) -> bool:
+        if not isinstance(item, cst.Call):
+            return False
+        name = self.resolve(item.func) or ""
+        last = name.rsplit(".", 1)[-1]
+        return name.startswith("torch.nn.") and last[:1].isupper() and "Parameter" not in last
 
 
 class _SelfCalls(cst.CSTVisitor):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradlint import fixes
 from gradlint.analysis.shapes import Conflict
 from gradlint.analysis.shapes.model import show
 from gradlint.analysis.shapes.witness import Concretizer
@@ -73,13 +74,11 @@ class ShapeConflictChecker(Checker):
     def _reshape_fix(self, node: cst.CSTNode) -> Fix | None:
         if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
             return None
-        span = self.file.position(node.func.attr)
-        return Fix(
-            span.start.line,
-            span.start.column + 1,
-            span.end.line,
-            span.end.column + 1,
-            "reshape",
+        attr = node.func.attr
+        return fixes.replace(
+            self.file,
+            attr,
+            attr.with_changes(value="reshape"),
             "use reshape, which copies when the layout requires it",
         )
 

@@ -18,6 +18,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from gradlint import fixes
 from gradlint.analysis.names import dotted
 from gradlint.analysis.torch_ops import (
     FRESH_TENSOR_FACTORIES,
@@ -25,7 +26,7 @@ from gradlint.analysis.torch_ops import (
     GRAPH_CUT_METHODS,
 )
 from gradlint.checks.flow import FactsCollector, sub_expressions
-from gradlint.diagnostic import Witness
+from gradlint.diagnostic import Fix, Witness
 
 _FRESH = GRAPH_CUT_FUNCTIONS.keys() | {f"torch.{name}" for name in FRESH_TENSOR_FACTORIES}
 _OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(_|$|[a-z]$|\d)|optimi[sz]er")
@@ -442,7 +443,28 @@ class _Replay:
                     f"`{step.optimizer}.zero_grad()` at the start of each iteration (for "
                     "deliberate accumulation, step and zero_grad under the same condition)",
                     witness=_ZERO_GRAD_WITNESS,
+                    fix=self._zero_grad_fix(loop.node, step.optimizer),
                 )
+
+    def _zero_grad_fix(self, loop: cst.CSTNode, optimizer: str) -> Fix | None:
+        """`<optimizer>.zero_grad()` as the loop's first statement: unsafe, a loop meant to
+        accumulate gradients over iterations stops doing so."""
+        body = getattr(loop, "body", None)
+        if not isinstance(loop, cst.For | cst.While) or not isinstance(body, cst.IndentedBlock):
+            return None
+        try:
+            call = cst.parse_statement(f"{optimizer}.zero_grad()\n")
+        except cst.ParserSyntaxError:
+            return None
+        first, *rest = body.body
+        fixed = body.with_changes(body=[call, first, *rest])
+        return fixes.replace(
+            self.checker.file,
+            body,
+            fixed,
+            f"call {optimizer}.zero_grad() in each iteration",
+            unsafe=True,
+        )
 
     # -- GL504 ------------------------------------------------------------------
 

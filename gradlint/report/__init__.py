@@ -24,11 +24,16 @@ DEFAULT_FORMAT = "flake8"
 __all__ = ["DEFAULT_FORMAT", "FORMATS", "render", "render_statistics"]
 
 
-def render(diagnostics: list[Diagnostic], fmt: str, sources: dict[str, str]) -> str:
+def render(
+    diagnostics: list[Diagnostic], fmt: str, sources: dict[str, str], *, unsafe_fixes: bool = False
+) -> str:
     """The whole output of a run in format `fmt`; `sources` maps each path with findings
-    to its text (only `full` reads it)."""
+    to its text (only `full` reads it, and marks with `[*]` the findings `--fix` repairs,
+    `unsafe_fixes` counting unsafe fixes too)."""
     try:
         formatter = _FORMATTERS[fmt]
     except KeyError:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}") from None
+    if formatter is full.render:
+        return full.render(diagnostics, sources, unsafe_fixes)
     return formatter(diagnostics, sources)

@@ -40,9 +40,13 @@ def note(label: str, text: str) -> list[str]:
     )
 
 
-def format_finding(diagnostic: Diagnostic, lines: list[str] | None) -> str:
+def format_finding(
+    diagnostic: Diagnostic, lines: list[str] | None, unsafe_fixes: bool = False
+) -> str:
     d = diagnostic
     out = [format_line(d)]
+    if d.fix is not None and (unsafe_fixes or d.fix.is_safe):
+        out[0] = out[0].replace(f" {d.code} ", f" {d.code} [*] ", 1)
     line = source_line(lines, d.line) if lines is not None else None
     if line is not None:
         gutter = " " * len(str(d.line))
@@ -57,17 +61,29 @@ def format_finding(diagnostic: Diagnostic, lines: list[str] | None) -> str:
     if doc is not None and doc.fix_hint:
         out += note("help", doc.fix_hint)
     if d.fix is not None and d.fix.description:
-        out += note("fix", d.fix.description)
+        safety = "" if d.fix.is_safe else " (unsafe)"
+        out += note(f"fix{safety}", d.fix.description)
     if verdict := probe_verdict(d):
         out += note("probe", verdict)
     return "\n".join(out) + "\n"
 
 
-def render(diagnostics: list[Diagnostic], sources: dict[str, str]) -> str:
+def render(
+    diagnostics: list[Diagnostic], sources: dict[str, str], unsafe_fixes: bool = False
+) -> str:
     split: dict[str, list[str]] = {}
     blocks = []
     for d in diagnostics:
         if d.path not in split and d.path in sources:
             split[d.path] = _LINE_BREAK.split(sources[d.path])
-        blocks.append(format_finding(d, split.get(d.path)))
+        blocks.append(format_finding(d, split.get(d.path), unsafe_fixes))
+    fixable = sum(d.fix is not None and (unsafe_fixes or d.fix.is_safe) for d in diagnostics)
+    hidden = sum(d.fix is not None for d in diagnostics) - fixable
+    if fixable or hidden:
+        tally = f"[*] {fixable} fixable with `--fix`"
+        if unsafe_fixes and fixable:
+            tally = f"[*] {fixable} fixable with `--fix --unsafe-fixes`"
+        if hidden:
+            tally += f" ({hidden} more with `--unsafe-fixes`)"
+        blocks.append(tally + "\n")
     return "\n".join(blocks)

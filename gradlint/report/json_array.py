@@ -33,7 +33,11 @@ def as_dict(diagnostic: Diagnostic) -> dict:
     if d.cell is not None:
         finding["cell"] = d.cell
     if d.fix is not None:
-        finding["fix"] = dataclasses.asdict(d.fix)
+        finding["fix"] = {
+            "applicability": d.fix.applicability.value,
+            "description": d.fix.description,
+            "edits": [dataclasses.asdict(edit) for edit in d.fix.edits],
+        }
     if d.probe is not None:
         finding["probe"] = d.probe
     return finding

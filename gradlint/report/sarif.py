@@ -47,15 +47,19 @@ def region(line: int, column: int, end_line: int, end_column: int) -> dict:
 
 
 def sarif_fix(path: str, fix: Fix) -> dict:
-    replacement = {
-        "deletedRegion": region(fix.line, fix.column, fix.end_line, fix.end_column),
-        "insertedContent": {"text": fix.replacement},
-    }
+    replacements = [
+        {
+            "deletedRegion": region(edit.line, edit.column, edit.end_line, edit.end_column),
+            "insertedContent": {"text": edit.content},
+        }
+        for edit in fix.edits
+    ]
     return {
         "description": {"text": fix.description or "Apply the suggested replacement"},
         "artifactChanges": [
-            {"artifactLocation": artifact_location(path), "replacements": [replacement]}
+            {"artifactLocation": artifact_location(path), "replacements": replacements}
         ],
+        "properties": {"applicability": fix.applicability.value},
     }
 
 

@@ -35,6 +35,7 @@ class InplaceEdit:
     in-place layer or functional), with what was saved and the grad mode at that point."""
 
     node: cst.CSTNode
+    statement: cst.CSTNode  # the statement holding the edit (a fix may rewrite it)
     target: cst.BaseExpression
     form: str  # the witness line, the edited tensor named `t`
     value: Tensor

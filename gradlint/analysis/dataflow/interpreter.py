@@ -1259,6 +1259,7 @@ class Interpreter:
         self.facts.edits.append(
             InplaceEdit(
                 node=edit.node,
+                statement=frame.statement,
                 target=edit.target,
                 form=edit.form,
                 value=value,

@@ -1,0 +1,827 @@
+"""Derive gradlint's torch knowledge by running torch, and write it as data.
+
+    python tools/gen_torch_knowledge.py           # write gradlint/analysis/torch_knowledge.json
+    python tools/gen_torch_knowledge.py --check   # regenerate in memory and compare
+
+Ops come from torch's own op database (`common_methods_invocations.op_db`) with its
+sample inputs; layers from its module database (`common_modules.module_db`) with its
+constructor and forward samples. For each op spelling (function, Tensor method, in-place
+method, aliases) it records what the backward saves (the `grad_fn._saved_*` tensors of
+every node the op records, matched to the inputs and the output by storage), whether the
+output aliases the input, whether it is one of several views, the memory layout of the
+output and the shape family. Needs the `test` extra (numpy, expecttest).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import inspect
+import json
+import sys
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import torch
+
+OUTPUT = Path(__file__).resolve().parent.parent / "gradlint" / "analysis" / "torch_knowledge.json"
+SAMPLES_PER_OP = 4
+MULTI_VIEW_ERROR = "returns multiple views"
+
+# Spellings torch's op database has no entry for (it tests them through another name or
+# not at all) -> a sample call building the arguments from `x`, a (4, 4) float tensor.
+EXTRA_OPS: dict[str, Callable[[torch.Tensor], tuple[Callable, tuple, dict]]] = {
+    # op_db covers relu only as torch.nn.functional.relu.
+    "torch.relu": lambda x: (torch.relu, (x,), {}),
+    "torch.Tensor.relu": lambda x: (torch.Tensor.relu, (x,), {}),
+    # op_db has no entry for detach / swapaxes / swapdims (aliases it does not list).
+    "torch.Tensor.detach": lambda x: (torch.Tensor.detach, (x,), {}),
+    "torch.swapaxes": lambda x: (torch.swapaxes, (x, 0, 1), {}),
+    "torch.Tensor.swapaxes": lambda x: (torch.Tensor.swapaxes, (x, 0, 1), {}),
+    "torch.swapdims": lambda x: (torch.swapdims, (x, 0, 1), {}),
+    "torch.Tensor.swapdims": lambda x: (torch.Tensor.swapdims, (x, 0, 1), {}),
+    # op_db lists F.softmax / F.log_softmax only as aliases with a different signature
+    # (`dim` is keyword-or-positional there too, but `_stacklevel` sits in between).
+    "torch.nn.functional.softmax": lambda x: (torch.nn.functional.softmax, (x, 0), {}),
+    "torch.nn.functional.log_softmax": lambda x: (torch.nn.functional.log_softmax, (x, 0), {}),
+    "torch.nn.functional.tanh": lambda x: (torch.nn.functional.tanh, (x,), {}),
+}
+
+# In-place Tensor methods op_db gives no in-place sample for -> sample arguments (after
+# self, a (4, 4) float tensor `x`). Whether each edits self is still decided by running.
+EXTRA_INPLACE_METHODS: dict[str, Callable[[torch.Tensor], tuple]] = {
+    "copy_": lambda x: (x.clone(),),
+    "bernoulli_": lambda x: (0.5,),
+    "exponential_": lambda x: (),
+    "random_": lambda x: (),
+    "normal_": lambda x: (),
+    "clamp_max_": lambda x: (1.0,),
+    "clamp_min_": lambda x: (0.0,),
+    "fill_diagonal_": lambda x: (0.0,),
+    "masked_scatter_": lambda x: (x > 0, x.clone()),
+    "put_": lambda x: (torch.tensor([0]), torch.tensor([1.0])),
+    "relu_": lambda x: (),
+    "squeeze_": lambda x: (),
+    "unsqueeze_": lambda x: (0,),
+    "t_": lambda x: (),
+    "transpose_": lambda x: (0, 1),
+    "requires_grad_": lambda x: (),
+    "share_memory_": lambda x: (),
+}
+
+# torch.nn layers torch's module database has no sample for -> (constructor arguments,
+# forward input shape).
+EXTRA_LAYERS: dict[str, tuple[tuple, tuple[int, ...]]] = {
+    "Dropout": ((0.5,), (4, 4)),
+    "Dropout1d": ((0.5,), (2, 4, 4)),
+    "Dropout2d": ((0.5,), (2, 4, 4, 4)),
+    "Dropout3d": ((0.5,), (2, 4, 4, 4, 4)),
+    "AlphaDropout": ((0.5,), (4, 4)),
+    "FeatureAlphaDropout": ((0.5,), (2, 4, 4, 4)),
+    "Identity": ((), (4, 4)),
+    "Flatten": ((), (2, 4, 4)),
+    "Unflatten": ((1, (2, 2)), (4, 4)),
+    "Hardsigmoid": ((), (4, 4)),
+    "PixelShuffle": ((2,), (1, 4, 2, 2)),
+    "PixelUnshuffle": ((2,), (1, 1, 4, 4)),
+    "ChannelShuffle": ((2,), (1, 4, 2, 2)),
+    "Upsample": ((None, 2.0), (1, 1, 4, 4)),
+    "Softmax2d": ((), (1, 2, 4, 4)),
+    "CosineSimilarity": ((), (4, 4)),
+    "PairwiseDistance": ((), (4, 4)),
+    "EmbeddingBag": ((10, 3), (2, 4)),
+}
+
+# torch.nn submodule (torch's own grouping of layers) -> shape family.
+_LAYER_FAMILIES = {
+    "activation": "elementwise",
+    "dropout": "elementwise",
+    "linear": "linear",
+    "conv": "conv",
+    "pooling": "pool",
+    "batchnorm": "norm",
+    "instancenorm": "norm",
+    "normalization": "norm",
+    "flatten": "flatten",
+    "sparse": "embedding",
+    "rnn": "rnn",
+}
+
+
+# -- running an op ---------------------------------------------------------------------
+
+
+def _storage(t: torch.Tensor) -> int:
+    return t.untyped_storage().data_ptr()
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors(v)]
+    return []
+
+
+def _floating(value: Any) -> bool:
+    tensors = _tensors(value)
+    return bool(tensors) and all(t.is_floating_point() for t in tensors)
+
+
+def _saved_storages(outputs: list[torch.Tensor], stop: set[int]) -> set[int]:
+    """Storages of every tensor saved by the graph nodes between `outputs` and the nodes
+    in `stop` (the inputs' own grad_fn / AccumulateGrad)."""
+    seen: set[int] = set()
+    storages: set[int] = set()
+    todo = [t.grad_fn for t in outputs if t.grad_fn is not None]
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen or id(node) in stop:
+            continue
+        seen.add(id(node))
+        for name in dir(node):
+            if not name.startswith("_saved_"):
+                continue
+            try:
+                value = getattr(node, name)
+            except Exception:  # noqa: BLE001 - an undefined saved variable
+                continue
+            storages.update(_storage(t) for t in _tensors(value) if t.layout == torch.strided)
+        todo.extend(next_node for next_node, _ in node.next_functions)
+    return storages
+
+
+class Run:
+    """One call of an op on fresh copies of a sample, some inputs requiring grad."""
+
+    def __init__(self, fn: Callable, args: list, kwargs: dict, requires: set[int]):
+        self.inputs = [_fresh(a, i in requires) for i, a in enumerate(args)]
+        kw = {k: _fresh(v, False) for k, v in kwargs.items()}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.result = fn(*self.inputs, **kw)
+        self.outputs = _tensors(self.result)
+        grads = [t for t in self.outputs if t.grad_fn is not None]
+        self.differentiable = any(t.requires_grad for t in self.outputs)
+        input_storages = {
+            i: {_storage(t) for t in _tensors(a)} for i, a in enumerate(self.inputs) if _tensors(a)
+        }
+        stop = {id(t.grad_fn) for a in self.inputs for t in _tensors(a) if t.grad_fn}
+        saved = _saved_storages(grads, stop)
+        self.saved = {i for i, s in input_storages.items() if s & saved}
+        all_inputs = set().union(*input_storages.values()) if input_storages else set()
+        out_storages = {_storage(t) for t in self.outputs} - all_inputs
+        self.output_saved = bool(out_storages & saved)
+
+
+def _fresh(value: Any, requires: bool) -> Any:
+    if isinstance(value, torch.Tensor):
+        copy = value.detach().clone()
+        if not value.is_contiguous() and _transposable(value):
+            copy = _noncontiguous(value.detach())
+        return copy.requires_grad_(requires) if requires and copy.is_floating_point() else copy
+    if isinstance(value, list):
+        return [_fresh(v, requires) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_fresh(v, requires) for v in value)
+    return value
+
+
+def _noncontiguous(t: torch.Tensor) -> torch.Tensor:
+    """`t` laid out column-major in its last two dims (no reshape can view it flat)."""
+    return t.transpose(-1, -2).contiguous().transpose(-1, -2)
+
+
+def _transposable(t: torch.Tensor) -> bool:
+    return t.layout == torch.strided and t.dim() >= 2 and t.shape[-1] > 1 and t.shape[-2] > 1
+
+
+# -- one sample ------------------------------------------------------------------------
+
+
+def _sample_facts(fn: Callable, args: list, kwargs: dict) -> dict | None:
+    tracked = [i for i, a in enumerate(args) if _floating(a)]
+    if not tracked or 0 not in tracked:
+        return None
+    full = Run(fn, args, kwargs, set(tracked))
+    if not full.differentiable:
+        return {"differentiable": False, **_layout_facts(fn, args, kwargs, full)}
+    singles = {k: Run(fn, args, kwargs, {k}) for k in tracked} if len(tracked) > 1 else {}
+    singles = singles or {tracked[0]: full}
+    facts = {
+        "differentiable": True,
+        "tensors": [i for i, a in enumerate(args) if _tensors(a)],
+        "tracked": tracked,
+        "saved": {
+            j: {k for k, run in singles.items() if j in run.saved} for j in sorted(full.saved)
+        },
+        "output_saved": full.output_saved,
+        "output_triggers": {k for k, run in singles.items() if run.output_saved},
+        "multi_view": _multi_view(fn, args, kwargs, full),
+    }
+    return facts | _layout_facts(fn, args, kwargs, full)
+
+
+def _layout_facts(fn: Callable, args: list, kwargs: dict, run: Run) -> dict:
+    first = _tensors(run.inputs[0])
+    out = run.outputs[0] if run.outputs else None
+    facts: dict[str, Any] = {"shape": _shape_family(fn, run)}
+    if out is None or len(first) != 1:
+        return facts
+    base = first[0]
+    facts["view"] = out._is_view() and _storage(out) == _storage(base)
+    facts["alias"] = _storage(out) == _storage(base)
+    inputs_contiguous = all(t.is_contiguous() for a in run.inputs for t in _tensors(a))
+    if inputs_contiguous:
+        facts["contiguous"] = out.is_contiguous()
+    if _transposable(base):
+        try:
+            other = Run(fn, [_noncontiguous(base), *args[1:]], kwargs, set())
+        except Exception:  # noqa: BLE001 - the op refuses a non-contiguous input
+            return facts
+        if other.outputs:
+            facts["view_noncontiguous"] = (
+                _storage(other.outputs[0]) == _storage(other.inputs[0])
+                and other.outputs[0]._is_view()
+            )
+    return facts
+
+
+def _multi_view(fn: Callable, args: list, kwargs: dict, run: Run) -> bool:
+    if not isinstance(run.result, (tuple, list)) or len(run.outputs) < 1:
+        return False
+    base = _tensors(run.inputs[0])
+    if len(base) != 1 or not all(
+        t._is_view() and _storage(t) == _storage(base[0]) for t in run.outputs
+    ):
+        return False
+    # in-place on one output of a multi-view op raises while grad is recorded
+    inputs = [_fresh(a, i == 0) for i, a in enumerate(args)]
+    inputs[0] = inputs[0] * 1
+    outputs = _tensors(fn(*inputs, **kwargs))
+    try:
+        outputs[0].add_(1)
+    except RuntimeError as error:
+        return MULTI_VIEW_ERROR in str(error)
+    return False
+
+
+def _shape_family(fn: Callable, run: Run) -> str:
+    if not run.outputs:
+        return "other"
+    out = run.outputs[0]
+    first = run.inputs[0]
+    tensors = [a for a in run.inputs if isinstance(a, torch.Tensor)]
+    if isinstance(first, (list, tuple)) and _tensors(first):
+        parts = _tensors(first)
+        if out.dim() == parts[0].dim() + 1 and out.numel() == sum(p.numel() for p in parts):
+            return "stack"
+        if out.dim() == parts[0].dim() and out.numel() == sum(p.numel() for p in parts):
+            return "cat"
+        return "other"
+    if not tensors:
+        return "other"
+    x = tensors[0]
+    if x.numel() <= 1:
+        return "unknown"  # a one-element input tells no family apart
+    if out._is_view() and _storage(out) == _storage(x):
+        return "view"
+    name = getattr(fn, "__name__", "")
+    if "conv" in name and out.dim() == x.dim():
+        return "conv"
+    if "pool" in name and out.dim() == x.dim():
+        return "pool"
+    if any(not t.is_floating_point() and not t.is_complex() for t in tensors[1:]):
+        return "index"
+    floats = [t for t in tensors if t.is_floating_point()]
+    if len(floats) == 1 and out.shape == x.shape:
+        return "elementwise"
+    if len(floats) > 1:
+        try:
+            broadcast = torch.broadcast_shapes(*(t.shape for t in floats))
+        except RuntimeError:
+            broadcast = None
+        if out.shape == broadcast:
+            return "broadcast"
+        if _matmul_shaped(floats[-2], floats[-1], out):
+            return "matmul"
+    if len(floats) == 1 and _reduction_shaped(x.shape, out.shape):
+        return "reduction"
+    return "other"
+
+
+def _matmul_shaped(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> bool:
+    if a.dim() < 1 or b.dim() < 1:
+        return False
+    inner = b.shape[-2] if b.dim() >= 2 else b.shape[0]
+    if a.shape[-1] != inner:
+        return False
+    tail = ((a.shape[-2],) if a.dim() >= 2 else ()) + ((b.shape[-1],) if b.dim() >= 2 else ())
+    return tuple(out.shape[len(out.shape) - len(tail) :]) == tail
+
+
+def _reduction_shaped(shape: torch.Size, out: torch.Size) -> bool:
+    """`out` is `shape` with some dims removed (or kept as 1), and smaller."""
+    if len(out) == len(shape):
+        return out != shape and all(o in (s, 1) for o, s in zip(out, shape, strict=True))
+    rest = list(shape)
+    for size in out:
+        while rest and rest[0] != size:
+            rest.pop(0)
+        if not rest:
+            return False
+        rest.pop(0)
+    return len(out) < len(shape)
+
+
+# -- one op spelling over its samples --------------------------------------------------
+
+
+def _merge(samples: list[dict]) -> dict | None:
+    """What holds in every sample (precision: a fact one sample contradicts is dropped)."""
+    samples = [s for s in samples if s is not None]
+    if not samples:
+        return None
+    grads = [s for s in samples if s["differentiable"]]
+    row: dict[str, Any] = {"differentiable": bool(grads) and len(grads) == len(samples)}
+    if grads:
+        # j is saved when input k requires grad if that holds in every sample where both
+        # are tensors (a sample passing a number at k says nothing about k)
+        saves: dict[int, list[int]] = {}
+        for j in sorted({j for s in grads for j in s["saved"]}):
+            holders = [s for s in grads if j in s["tensors"]]
+            triggers = [
+                k
+                for k in sorted({k for s in holders for k in s["tracked"]})
+                if all(k in s["saved"].get(j, ()) for s in holders if k in s["tracked"])
+            ]
+            if triggers:
+                saves[j] = triggers
+        if saves:
+            row["saves_args"] = sorted(saves)
+            row["save_triggers"] = [saves[j] for j in sorted(saves)]
+            if any(j not in t for j, t in saves.items()):
+                row["if_other"] = True
+        output_triggers = [
+            k
+            for k in sorted({k for s in grads for k in s["tracked"]})
+            if all(k in s["output_triggers"] for s in grads if k in s["tracked"])
+        ]
+        if output_triggers:
+            row["saves_output"] = True
+            row["output_triggers"] = output_triggers
+        if all(s["multi_view"] for s in grads):
+            row["multi_view"] = True
+    views = [s["view"] for s in samples if "view" in s]
+    if views and all(views):
+        if all(s.get("view_noncontiguous", True) for s in samples):
+            row["view"] = True
+        else:
+            row["may_view"] = True
+    elif any(s.get("alias") for s in samples) or any(s.get("view_noncontiguous") for s in samples):
+        row["may_view"] = True
+    layouts = [s["contiguous"] for s in samples if "contiguous" in s]
+    if layouts and all(layouts):
+        row["keeps_layout"] = True
+    if layouts and not all(layouts):
+        row["noncontiguous"] = True
+    families = {s["shape"] for s in samples} - {"unknown"}
+    if families == {"elementwise", "broadcast"}:
+        families = {"broadcast"}  # a number or a same-shape tensor as the other operand
+    if families == {"elementwise", "reduction"}:
+        families = {"reduction"}  # a reduction over size-1 dims, or keepdim
+    row["shape"] = families.pop() if len(families) == 1 else "other"
+    return row
+
+
+def _derive(fn: Callable, samples: Iterable[tuple[list, dict]]) -> dict | None:
+    facts = []
+    for args, kwargs in samples:
+        try:
+            facts.append(_sample_facts(fn, args, kwargs))
+        except Exception:  # noqa: BLE001 - a sample this spelling refuses
+            continue
+    return _merge(facts)
+
+
+def _op_samples(info: Any, dtype: torch.dtype) -> list[tuple[list, dict]]:
+    """Up to SAMPLES_PER_OP samples, first one of each kind (which arguments are tensors,
+    whether the input is one element) so that overloads taking a number are seen."""
+    kinds: dict[tuple, tuple[list, dict]] = {}
+    rest = []
+    for n, sample in enumerate(info.sample_inputs("cpu", dtype, requires_grad=False)):
+        tensors = _tensors([sample.input, list(sample.args), list(sample.kwargs.values())])
+        if any(t.numel() == 0 for t in tensors):
+            continue
+        args = [sample.input, *sample.args]
+        kind = (
+            tuple(bool(_tensors(a)) for a in args),
+            tuple(sorted(k for k, v in sample.kwargs.items() if _tensors(v))),
+        )
+        pair = (args, dict(sample.kwargs))
+        if kind not in kinds:
+            kinds[kind] = pair
+        elif len(rest) < SAMPLES_PER_OP:
+            rest.append(pair)
+        if n > 40:
+            break
+    samples = [*kinds.values(), *rest][: max(SAMPLES_PER_OP, len(kinds))]
+    return samples + _number_variants(samples)
+
+
+def _number_variants(samples: list[tuple[list, dict]]) -> list[tuple[list, dict]]:
+    """The first sample again with each tensor argument after the input replaced by a
+    Python number: many ops have a number overload that saves less (`x.pow(2)` does not
+    save its output, `x * 2` does not save `x`). An op refusing the number drops it."""
+    for args, kwargs in samples:
+        positions = [i for i, a in enumerate(args) if i and isinstance(a, torch.Tensor)]
+        if positions and isinstance(args[0], torch.Tensor):
+            return [
+                ([*args[:i], 2.0, *args[i + 1 :]], kwargs)
+                for i in positions
+                if args[i].is_floating_point()
+            ]
+    return []
+
+
+def _resolve(dotted: str) -> Any:
+    obj: Any = torch
+    for part in dotted.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def _function_name(name: str, fn: Any) -> str | None:
+    """`torch.<name>` when it is the op info's function."""
+    return f"torch.{name}" if _resolve(name) is fn and fn is not None else None
+
+
+def _method_name(fn: Any) -> str | None:
+    name = getattr(fn, "__name__", None)
+    return f"torch.Tensor.{name}" if name and getattr(torch.Tensor, name, None) is fn else None
+
+
+def _edits_self(fn: Callable, args: list, kwargs: dict) -> bool:
+    target = _fresh(args[0], False)
+    before = target._version
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = fn(target, *[_fresh(a, False) for a in args[1:]], **kwargs)
+    return result is target and target._version > before
+
+
+def _inplace_arg(fn: Any) -> list | None:
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return None
+    return [names.index("inplace"), "inplace"] if "inplace" in names else None
+
+
+def derive_ops(names: set[str] | None = None) -> dict[str, Any]:
+    """Ops, aliases, in-place methods and functions (only the op infos in `names`, when
+    given: a bounded re-derivation for the fast test)."""
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    ops: dict[str, dict] = {}
+    aliases: dict[str, str] = {}
+    inplace_methods: dict[str, str] = {}
+    inplace_functions: set[str] = set()
+    for info in op_db:
+        if names is not None and info.name not in names:
+            continue
+        torch.manual_seed(0)
+        dtype = torch.float32 if info.supports_dtype(torch.float32, "cpu") else torch.float64
+        if not info.supports_dtype(dtype, "cpu"):
+            continue
+        try:
+            samples = _op_samples(info, dtype)
+        except Exception:  # noqa: BLE001 - a sample generator that needs a device
+            continue
+        if not samples:
+            continue
+        spellings = []
+        function = _function_name(info.name, info.op)
+        if function is not None:
+            spellings.append((function, info.op))
+        method = _method_name(info.method_variant)
+        if method is not None:
+            spellings.append((method, info.method_variant))
+        if not spellings and getattr(info.op, "__name__", "") == "<lambda>":
+            # op_db calls some ops through a lambda (T, mT, einsum, dropout, embedding)
+            if callable(_resolve(info.name)) and not info.name.startswith("_"):
+                spellings.append((f"torch.{info.name}", info.op))
+            elif isinstance(getattr(torch.Tensor, info.name, None), property) or (
+                inspect.isgetsetdescriptor(getattr(torch.Tensor, info.name, None))
+            ):
+                spellings.append((f"torch.Tensor.{info.name}", info.op))
+        owned = []
+        for qualname, fn in spellings:
+            if qualname in ops:
+                continue  # an earlier variant of the same op (op_db lists the default first)
+            row = _derive(fn, samples)
+            if row is None:
+                continue
+            arg = _inplace_arg(fn)
+            if arg is not None:
+                row["inplace_arg"] = arg
+            ops[qualname] = row
+            owned.append(qualname)
+            if qualname.startswith("torch.Tensor."):
+                continue
+            module, _, bare = qualname.rpartition(".")
+            inplace_fn = _resolve(f"{module[len('torch.') :]}.{bare}_".lstrip("."))
+            if inplace_fn is not None and _edits_any(inplace_fn, samples):
+                inplace_functions.add(f"{qualname}_")
+        inplace = info.inplace_variant
+        bare = getattr(inplace, "__name__", None)
+        if bare and getattr(torch.Tensor, bare, None) is inplace and _edits_any(inplace, samples):
+            target = method or f"torch.Tensor.{bare}"
+            inplace_methods[bare] = target
+            for qualname, _ in spellings:
+                if qualname in ops:
+                    ops[qualname]["inplace"] = bare
+        for alias in info.aliases:
+            for canonical, fn, kind in (
+                (function, alias.op, "function"),
+                (method, alias.method_variant, "method"),
+            ):
+                alias_name = alias.name.removeprefix("torch.")
+                name = _function_name(alias_name, fn) if kind == "function" else _method_name(fn)
+                if canonical in owned and name is not None and name != canonical:
+                    aliases[name] = canonical
+            alias_bare = getattr(alias.inplace_variant, "__name__", None)
+            if alias_bare and bare in inplace_methods and method in owned:
+                inplace_methods[alias_bare] = inplace_methods[bare]
+    _extra_ops(ops, names)
+    _extra_inplace_methods(inplace_methods, names)
+    return {
+        "aliases": dict(sorted(aliases.items())),
+        "ops": dict(sorted(ops.items())),
+        "inplace_methods": dict(sorted((k, v) for k, v in inplace_methods.items() if v)),
+        "inplace_functions": sorted(inplace_functions),
+    }
+
+
+def _edits_any(fn: Callable, samples: list[tuple[list, dict]]) -> bool:
+    for args, kwargs in samples:
+        with contextlib.suppress(Exception):
+            return _edits_self(fn, args, kwargs)
+    return False
+
+
+def _extra_ops(ops: dict[str, dict], names: set[str] | None) -> None:
+    for qualname, make in EXTRA_OPS.items():
+        if qualname in ops or (names is not None and qualname not in names):
+            continue
+        fn, args, kwargs = make(torch.randn(4, 4))
+        row = _derive(fn, [(list(args), kwargs)])
+        if row is not None:
+            arg = _inplace_arg(fn)
+            if arg is not None:
+                row["inplace_arg"] = arg
+            ops[qualname] = row
+
+
+def _extra_inplace_methods(inplace_methods: dict[str, str], names: set[str] | None) -> None:
+    for bare, make in EXTRA_INPLACE_METHODS.items():
+        if bare in inplace_methods or (names is not None and bare not in names):
+            continue
+        x = torch.randn(4, 4)
+        fn = getattr(torch.Tensor, bare)
+        if _edits_self(fn, [x, *make(x)], {}):
+            base = bare[:-1]
+            has_base = getattr(torch.Tensor, base, None) is not None
+            inplace_methods[bare] = f"torch.Tensor.{base if has_base else bare}"
+
+
+# -- layers ----------------------------------------------------------------------------
+
+
+def _layer_samples() -> Iterator[tuple[type, tuple, dict, list]]:
+    from torch.testing._internal.common_modules import module_db
+
+    for info in module_db:
+        try:
+            inputs = info.module_inputs_func(
+                info, device="cpu", dtype=torch.float32, requires_grad=False, training=True
+            )
+        except Exception:  # noqa: BLE001 - a sample generator that needs a device
+            continue
+        for module_input in inputs:
+            forward = list(module_input.forward_input.args)
+            if forward and isinstance(forward[0], torch.Tensor):
+                ctor = module_input.constructor_input
+                yield info.module_cls, tuple(ctor.args), dict(ctor.kwargs), forward
+                break
+    for name, (ctor_args, shape) in EXTRA_LAYERS.items():
+        cls = getattr(torch.nn, name)
+        forward = [torch.randint(0, 10, shape) if name == "EmbeddingBag" else torch.randn(shape)]
+        if name in ("CosineSimilarity", "PairwiseDistance"):
+            forward.append(torch.randn(shape))
+        yield cls, ctor_args, {}, forward
+
+
+def _constructor_args(cls: type) -> list[str]:
+    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    return [p.name for p in parameters if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+
+
+def _required(cls: type, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """The sample's required constructor arguments, positional (the layer as built by
+    default otherwise); the sample as given when __init__ takes *args."""
+    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters):
+        return args, kwargs
+    required = [
+        p.name
+        for p in parameters
+        if p.default is inspect.Parameter.empty
+        and p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    ]
+    values = list(args[: len(required)])
+    for name in required[len(values) :]:
+        if name not in kwargs:
+            return args, kwargs
+        values.append(kwargs[name])
+    return tuple(values), {}
+
+
+def _parameter_shapes(cls: type, args: tuple, ctor_names: list[str]) -> dict[str, list]:
+    """Each parameter dim as a constructor argument (`"out_features"`, `"3*hidden_size"`)
+    or a fixed int, learned by doubling one int argument at a time; a parameter with a dim
+    this cannot explain is left out."""
+    base = {n: tuple(p.shape) for n, p in cls(*args).named_parameters(recurse=False)}
+    scaled: dict[int, dict[str, tuple]] = {}
+    for i, value in enumerate(args):
+        if type(value) is not int or i >= len(ctor_names):
+            continue
+        try:
+            module = cls(*args[:i], value * 2, *args[i + 1 :])
+        except Exception:  # noqa: BLE001 - the doubled argument is not a valid choice
+            return {}
+        scaled[i] = {n: tuple(p.shape) for n, p in module.named_parameters(recurse=False)}
+    if len(scaled) != len(args):
+        return {}  # a tuple or other argument: a dim that does not move may still depend on it
+    shapes = {}
+    for name, shape in base.items():
+        if any(len(s.get(name, ())) != len(shape) for s in scaled.values()):
+            continue
+        dims: list = []
+        for d, size in enumerate(shape):
+            movers = [i for i, s in scaled.items() if s[name][d] != size]
+            if not movers:
+                dims.append(size)
+                continue
+            if len(movers) != 1:
+                break
+            i = movers[0]
+            factor, rest = divmod(size, args[i])
+            if rest or scaled[i][name][d] != factor * args[i] * 2:
+                break
+            dims.append(ctor_names[i] if factor == 1 else f"{factor}*{ctor_names[i]}")
+        else:
+            shapes[name] = dims
+    return shapes
+
+
+def _layer_saves(module: torch.nn.Module, forward: list) -> tuple[bool, bool, bool]:
+    """(saves its input when only its parameters require grad, saves its input, saves its
+    output) for one forward call."""
+
+    def run(input_grad: bool, param_grad: bool) -> tuple[set[int], set[int]]:
+        for p in module.parameters():
+            p.requires_grad_(param_grad)
+        inputs = [_fresh(a, input_grad and i == 0) for i, a in enumerate(forward)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outputs = _tensors(module(*inputs))
+        stop = {id(t.grad_fn) for t in _tensors(inputs) if t.grad_fn}
+        saved = _saved_storages([t for t in outputs if t.grad_fn], stop)
+        ins = {_storage(t) for t in _tensors(inputs[0])}
+        outs = {_storage(t) for t in outputs} - ins
+        return saved & ins, saved & outs
+
+    has_params = any(True for _ in module.parameters())
+    params_only = bool(run(False, True)[0]) if has_params else False
+    floating = _floating(forward[0])
+    saved_in, saved_out = run(True, has_params) if floating else (set(), set())
+    return params_only, params_only or bool(saved_in), bool(saved_out)
+
+
+def _layer_family(cls: type, module: torch.nn.Module, forward: list) -> str:
+    family = _LAYER_FAMILIES.get(cls.__module__.rpartition(".")[2], "other")
+    if family == "elementwise":
+        with torch.no_grad():
+            out = module(*forward)
+        if not isinstance(out, torch.Tensor) or out.shape != forward[0].shape:
+            return "other"
+    return family
+
+
+def derive_layers(names: set[str] | None = None) -> dict[str, Any]:
+    layers: dict[str, Any] = {}
+    for cls, args, kwargs, forward in _layer_samples():
+        qualname = f"torch.nn.{cls.__name__}"
+        if getattr(torch.nn, cls.__name__, None) is not cls or qualname in layers:
+            continue
+        if names is not None and cls.__name__ not in names:
+            continue
+        torch.manual_seed(0)
+        try:
+            ctor_names = _constructor_args(cls)
+            args, kwargs = _required(cls, args, kwargs)
+            module = cls(*args, **kwargs)
+            if isinstance(module, torch.nn.modules.lazy.LazyModuleMixin):
+                continue  # parameters appear only at the first forward
+            params_only, saves_input, saves_output = _layer_saves(module, forward)
+            row: dict[str, Any] = {
+                "constructor_args": ctor_names,
+                "parameters": [n for n, _ in module.named_parameters(recurse=False)],
+                "parameter_shapes": {} if kwargs else _parameter_shapes(cls, args, ctor_names),
+                "shape": _layer_family(cls, module, forward),
+            }
+        except Exception:  # noqa: BLE001 - the sample does not fit this build
+            continue
+        if "inplace" in ctor_names:
+            row["inplace_arg"] = [ctor_names.index("inplace"), "inplace"]
+        if params_only:
+            row["saves_input_for_params"] = True
+        if saves_input:
+            row["saves_input"] = True
+        if saves_output:
+            row["saves_output"] = True
+        layers[qualname] = row
+    return dict(sorted(layers.items()))
+
+
+# -- the data file ---------------------------------------------------------------------
+
+
+def generate() -> dict[str, Any]:
+    torch.manual_seed(0)
+    return {
+        "torch_version": torch.__version__.split("+")[0],
+        **derive_ops(),
+        "layers": derive_layers(),
+    }
+
+
+def dump(data: dict[str, Any]) -> str:
+    """One line per entry: small, diffable and quick to parse."""
+    lines = ["{", f'"torch_version": {json.dumps(data["torch_version"])},']
+    keys = [k for k in data if k != "torch_version"]
+    for n, key in enumerate(keys):
+        value = data[key]
+        if isinstance(value, dict):
+            lines.append(f"{json.dumps(key)}: {{")
+            items = list(value.items())
+            for m, (name, row) in enumerate(items):
+                comma = "," if m < len(items) - 1 else ""
+                lines.append(f"{json.dumps(name)}: {json.dumps(row, separators=(',', ':'))}{comma}")
+            lines.append("}" + ("," if n < len(keys) - 1 else ""))
+        else:
+            comma = "," if n < len(keys) - 1 else ""
+            lines.append(f"{json.dumps(key)}: {json.dumps(value)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    out = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, dict) and isinstance(b, dict):
+            for name in sorted(set(a) | set(b)):
+                if a.get(name) != b.get(name):
+                    out.append(f"{key}[{name}]: shipped {a.get(name)!r}, torch {b.get(name)!r}")
+        elif a != b:
+            out.append(f"{key}: shipped {a!r}, torch {b!r}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare with the shipped file")
+    options = parser.parse_args(argv)
+    data = json.loads(dump(generate()))
+    summary = f"{len(data['ops'])} ops, {len(data['layers'])} modules"
+    if options.check:
+        shipped = json.loads(OUTPUT.read_text("utf-8"))
+        diff = differences(shipped, data)
+        if diff:
+            print("\n".join(diff))
+            return 1
+        print(f"ok: {summary}")
+        return 0
+    OUTPUT.write_text(dump(data), "utf-8")
+    print(f"wrote {OUTPUT.name}: {summary}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
