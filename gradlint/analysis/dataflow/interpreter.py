@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from gradlint.analysis import knowledge
 from gradlint.analysis import torch_ops as ops
 from gradlint.analysis.context import ClassInfo, ClassKind, ModuleIndex, Scope
 from gradlint.analysis.dataflow.events import Body, DataWrite, InplaceEdit, Saver
@@ -43,7 +44,16 @@ _AUG_FORMS = {
     "MultiplyAssign": "t *= 2.0",
     "DivideAssign": "t /= 2.0",
 }
+_OPERATOR_FUNCTIONS = {
+    "Multiply": "torch.mul",
+    "Divide": "torch.div",
+    "MatrixMultiply": "torch.matmul",
+    "Add": "torch.add",
+    "Subtract": "torch.sub",
+    "Power": "torch.pow",
+}
 _OPERATOR_SYMBOLS = {
+    "Power": "**",
     "Multiply": "*",
     "Divide": "/",
     "MatrixMultiply": "@",
@@ -60,11 +70,6 @@ _NO_GRAD_RESULTS = frozenset(
 _TENSOR_ONLY_METHODS = frozenset(
     {"view", "permute", "size", "dim", "unsqueeze", "contiguous", "masked_fill", "type_as"}
 )
-_MULTI_VIEW_METHODS = frozenset({"chunk", "split", "unbind", "tensor_split", "split_with_sizes"})
-_MULTI_VIEW_FUNCTIONS = frozenset(f"torch.{name}" for name in _MULTI_VIEW_METHODS)
-_VIEW_FUNCTIONS = frozenset(
-    {"torch.transpose", "torch.permute", "torch.squeeze", "torch.unsqueeze", "torch.narrow"}
-)
 _SAME_MODULE_METHODS = frozenset(
     {"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_"}
 )
@@ -74,8 +79,11 @@ _CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})
 _COPYING_METHODS = frozenset(
     {"clone", "contiguous", "float", "double", "half", "bfloat16", "long", "int", "bool"}
 )
+_DATA_CONVERSIONS = frozenset({"torch.from_numpy", "torch.as_tensor", "torch.frombuffer"})
 _BUFFER_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "tensor", "eye"})
-_ITERATION_BUILTINS = frozenset({"enumerate", "zip", "list", "tuple", "reversed", "sorted", "iter"})
+_ITERATION_BUILTINS = frozenset(
+    {"enumerate", "zip", "list", "tuple", "reversed", "sorted", "iter", "range"}
+)
 
 
 @dataclass
@@ -317,8 +325,8 @@ class Interpreter:
         self.stack.pop()
 
     def torch_layer(self, qualified: str, call: cst.Call, args) -> Obj:
-        spec = ops.PARAMETER_LAYERS.get(qualified)
-        names = tuple(a for a in spec[0] if _layer_has(call, a)) if spec else ()
+        facts = knowledge.layer(qualified)
+        names = tuple(a for a in facts.parameters if _layer_has(call, a)) if facts else ()
         obj = Obj(qualified, None, call, torch_layer=True, parameters=names)
         if qualified in _CONTAINERS and args is not None:
             positional, _ = args
@@ -671,6 +679,8 @@ class Interpreter:
             return None
         if isinstance(expr, cst.Integer | cst.Float):
             return Const(expr.evaluated_value)
+        if isinstance(expr, cst.Ellipsis):
+            return Const(Ellipsis)
         if isinstance(expr, cst.SimpleString):
             return Const(expr.evaluated_value)
         if isinstance(expr, cst.NamedExpr):
@@ -762,7 +772,7 @@ class Interpreter:
         base = self.eval(expr.value, state, frame)
         indices = self._eval_index(expr, state, frame)
         if isinstance(base, Tensor):
-            if _basic_index(expr):
+            if all(_basic(index) for index in indices):
                 return base.as_view()
             return Tensor(new_storage(), base.grad_of_result(), is_tensor=True)
         index = indices[0] if len(indices) == 1 else None
@@ -784,64 +794,63 @@ class Interpreter:
             if isinstance(element.slice, cst.Index):
                 values.append(self.eval(element.slice.value, state, frame))
             else:
-                values.append(None)
+                for part in (element.slice.lower, element.slice.upper, element.slice.step):
+                    self.eval(part, state, frame)
+                values.append(_SLICE)
         return values
 
     def _binary(self, expr: cst.BinaryOperation, state: State, frame: Frame):
         left = self.eval(expr.left, state, frame)
         right = self.eval(expr.right, state, frame)
-        symbol = _OPERATOR_SYMBOLS.get(type(expr.operator).__name__)
-        left_t = left if isinstance(left, Tensor) else None
-        right_t = right if isinstance(right, Tensor) else None
-        if symbol in ops.SAVES_OPERANDS_OPERATORS:
-            label = _snippet(self.module.code_for_node(expr))
-            self._save_operands(left_t, right_t, label, symbol, state)
-        known = [v for v in (left_t, right_t) if v is not None]
-        if not known:
+        if not isinstance(left, Tensor) and not isinstance(right, Tensor):
             if isinstance(left, Const) and isinstance(right, Const):
                 return _constant_arithmetic(expr.operator, left.value, right.value)
             return None
-        grads = [v.grad for v in known]
-        if any(g in (Grad.LEAF, Grad.ON) for g in grads) and state.grad:
+        function = _OPERATOR_FUNCTIONS.get(type(expr.operator).__name__)
+        facts = knowledge.op(function) if function else None
+        label = _snippet(self.module.code_for_node(expr))
+        symbol = _OPERATOR_SYMBOLS.get(type(expr.operator).__name__)
+        spelled = f"{{0}} {symbol} {{1}}" if symbol else None
+        return self._apply(facts, label, spelled, [left, right], state)
+
+    def _apply(self, facts, label: str, spelled: str | None, inputs: list, state: State):
+        """A torch op on `inputs` (function-form positions): what torch's own facts say it
+        saves for backward, whether it returns a view, and the grad of its result.
+        `spelled` formats the op for a witness (`{0}`, `{1}`: the inputs)."""
+        base = inputs[0] if inputs and isinstance(inputs[0], Tensor) else None
+        tensors = [v for v in inputs if isinstance(v, Tensor)]
+        if facts is not None and base is not None and facts.multi_view:
+            return _views(base, facts.name.rpartition(".")[2])
+        if facts is not None and base is not None and facts.view:
+            return base.as_view()
+        requires = {
+            i for i, v in enumerate(inputs) if isinstance(v, Tensor) and v.grad.requires_grad
+        }
+        if facts is not None and state.grad and requires:
+            for position in facts.saved(requires):
+                saved = inputs[position] if position < len(inputs) else None
+                if isinstance(saved, Tensor):
+                    setup = _saved_input_setup(spelled, position, facts, inputs)
+                    self._mark_saved(saved, Saver(label, setup), state)
+        if state.grad is False:
+            grad = Grad.OFF
+        elif requires and state.grad and (facts is None or facts.differentiable):
             grad = Grad.ON
-        elif (
-            len(known) == 2
-            and all(g is Grad.OFF for g in grads)
-            or (
-                len(known) == 1
-                and known[0].grad is Grad.OFF
-                and isinstance(left if right_t is None else right, Const)
-            )
-        ):
+        elif tensors and len(tensors) == len(inputs) and all(t.grad is Grad.OFF for t in tensors):
             grad = Grad.OFF
         else:
             grad = Grad.UNKNOWN
-        return Tensor(new_storage(), grad, is_tensor=any(v.is_tensor for v in known))
-
-    def _save_operands(self, left, right, label: str, op: str, state: State) -> None:
-        """Each operand of mul / div / matmul is saved when the other one requires grad."""
-        if op in ops.SAVES_OPERANDS_OPERATORS:
-            expression = f"t {op} w"
-        elif "." in op:
-            expression = f"{op}(t, w)"
-        else:
-            expression = f"t.{op}(w)"
-        for saved, other in ((left, right), (right, left)):
-            if saved is not None and other is not None and other.grad.requires_grad:
-                setup = (
-                    "t = torch.randn(4, 4)\nw = torch.randn(4, 4, requires_grad=True)\n"
-                    f"out = {expression}"
-                )
-                self._mark_saved(saved, Saver(label, setup), state)
+        if not tensors and facts is None:
+            return None
+        result = Tensor(new_storage(), grad, is_tensor=True)
+        if facts is not None and state.grad and facts.output_saved(requires):
+            setup = _saved_output_setup(spelled, len(inputs))
+            self._mark_saved(result, Saver(label, setup), state)
+        return result
 
     def _mark_saved(self, value: Tensor, saver: Saver, state: State) -> None:
         if state.grad:
             state.saved.setdefault(value.storage, saver)
-
-    def _save_output(self, output: Tensor | None, op: str, sample: str, state: State) -> None:
-        if output is not None and output.grad.requires_grad:
-            setup = f"h = torch.randn(4, 4, requires_grad=True)\nt = {op}(h{sample})\nout = t"
-            self._mark_saved(output, Saver(op, setup), state)
 
     # -- calls --------------------------------------------------------------------------
 
@@ -864,6 +873,8 @@ class Interpreter:
                 return _SUPER
             if func.value in _ITERATION_BUILTINS:
                 return self._iteration(func.value, args[0])
+            if func.value in ("len", "int"):
+                return AN_INT
         if isinstance(func, cst.Attribute) and receiver is _SUPER:
             return self._super_call(call, func.attr.value, args, state, frame)
         callee = receiver if not isinstance(func, cst.Attribute) else None
@@ -891,8 +902,10 @@ class Interpreter:
 
     def _iteration(self, builtin: str, positional: list):
         """`enumerate(v)`, `zip(a, b)`, `list(v)`, ...: a sequence of what iterating yields."""
+        if builtin == "range":
+            return Seq((AN_INT,), any_length=True)
         if builtin == "enumerate" and positional:
-            return Seq((Seq((None, _element(positional[0], self.freezes))),), any_length=True)
+            return Seq((Seq((AN_INT, _element(positional[0], self.freezes))),), any_length=True)
         if builtin == "zip":
             pairs = tuple(_element(v, self.freezes) for v in positional)
             return Seq((Seq(pairs),), any_length=True)
@@ -1049,49 +1062,39 @@ class Interpreter:
         first_node = call.args[0].value if call.args else None
         if qualified in ops.TENSOR_FACTORIES or qualified == "torch.nn.Parameter":
             return _factory(call, qualified, first)
+        if qualified in _DATA_CONVERSIONS:
+            return Tensor(new_storage(), Grad.OFF, is_tensor=True)
+        if qualified == "torch.autograd.Variable":
+            return _variable(call, first)
         if _is_layer_class(qualified):
             return self.torch_layer(qualified, call, args)
-        if qualified in ops.INPLACE_FUNCTIONS and first_node is not None:
-            form = f"{qualified}(t{ops.INPLACE_FUNCTIONS[qualified]})"
+        if knowledge.inplace_function(qualified) and first_node is not None:
+            form = f"{qualified}(t)"
             self._edit(_Edit(call, first_node, form, first, proves_tensor=True), state, frame)
             return first
-        if qualified in ops.INPLACE_FLAG_FUNCTIONS and first_node is not None:
-            flag = _argument(call, "inplace", ops.INPLACE_FLAG_FUNCTIONS[qualified])
-            flag_value = self.eval(flag, state, frame) if flag is not None else None
-            if _truth(flag_value) is True:
-                form = f"{qualified}(t, inplace=True)"
-                edit = _Edit(call, first_node, form, first, proves_tensor=True)
-                self._edit(edit, state, frame)
-                if qualified == "torch.nn.functional.relu" and first is not None:
-                    self._save_output(first, qualified, "", state)
+        facts = knowledge.op(qualified)
+        inplace_arg = _inplace_argument(facts, qualified)
+        if inplace_arg is not None and first_node is not None:
+            position, keyword = inplace_arg
+            flag = _argument(call, keyword, position)
+            if _truth(self.eval(flag, state, frame) if flag is not None else None) is True:
+                form = f"{qualified}(t, {keyword}=True)"
+                self._edit(_Edit(call, first_node, form, first, proves_tensor=True), state, frame)
+                if first is not None and facts is not None and facts.saves_output and state.grad:
+                    self._mark_saved(
+                        first,
+                        Saver(qualified, _saved_output_setup(f"{qualified}({{0}})", 1)),
+                        state,
+                    )
                 return first
-        if first is None:
-            if qualified in ("torch.cat", "torch.stack") and isinstance(positional[0:1], list):
-                return _combined(positional[0] if positional else None, state)
-            return _result_of(positional, state)
-        if qualified in _MULTI_VIEW_FUNCTIONS:
-            return _views(first, qualified.rpartition(".")[2])
-        if qualified in _VIEW_FUNCTIONS:
-            return first.as_view()
-        if qualified in ops.SAVES_OUTPUT_FUNCTIONS:
-            output = first.derived(self._result_grad(first, state))
-            self._save_output(output, qualified, ops.SAVES_OUTPUT_FUNCTIONS[qualified], state)
-            return output
-        if qualified in ops.SAVES_INPUT_FUNCTIONS:
-            if first.grad.requires_grad and state.grad:
-                sample = ops.SAVES_INPUT_FUNCTIONS[qualified]
-                setup = (
-                    f"t = torch.randn(4, 4, requires_grad=True) * 1\nout = {qualified}(t{sample})"
-                )
-                self._mark_saved(first, Saver(qualified, setup), state)
-            return first.derived(self._result_grad(first, state))
-        if qualified in ops.SAVES_OPERANDS_FUNCTIONS and len(positional) >= 2:
-            second = positional[1] if isinstance(positional[1], Tensor) else None
-            name = "torch.matmul" if qualified == "torch.bmm" else qualified
-            self._save_operands(first, second, qualified, name, state)
+        if qualified in ("torch.cat", "torch.stack", "torch.concat") and positional:
+            return _combined(positional[0], state)
         if qualified.rpartition(".")[2] in _NO_GRAD_RESULTS:
             return None
-        return _result_of(positional, state)
+        if facts is None and not qualified.startswith(("torch.nn.functional.", "torch.")):
+            return None
+        spelled = f"{qualified}({', '.join(f'{{{i}}}' for i in range(len(positional)))})"
+        return self._apply(facts, qualified, spelled, positional, state)
 
     def _result_grad(self, operand: Tensor, state: State) -> Grad:
         if state.grad is False:
@@ -1110,29 +1113,39 @@ class Interpreter:
             return self._sequential(call, layer, args, state, frame)
         if kind in _CONTAINERS:
             return None
-        inplace = kind in ops.INPLACE_FLAG_MODULES and _truth(_inplace_flag(layer)) is True
-        if inplace and first_node is not None:
-            sample = ops.INPLACE_FLAG_MODULES[kind][1]
-            edit = _Edit(call, first_node, f"{kind}{sample}(t)", first, proves_tensor=True)
-            edit.written = label
-            self._edit(edit, state, frame)
-            if kind == "torch.nn.ReLU" and first is not None:
-                self._save_output(first, "torch.relu", "", state)
+        facts = knowledge.layer(kind)
+        if facts is None:
+            return None
+        if facts.inplace_arg is not None and _truth(_inplace_flag(layer)) is True:
+            if first_node is not None:
+                edit = _Edit(
+                    call, first_node, f"{kind}(inplace=True)(t)", first, proves_tensor=True
+                )
+                edit.written = label
+                self._edit(edit, state, frame)
+            if first is not None and facts.saves_output and state.grad:
+                setup = _saved_output_setup(f"{kind}()({{0}})", 1)
+                self._mark_saved(first, Saver(kind, setup), state)
             return first
-        if kind in ops.SAVES_OUTPUT_LAYERS and first is not None:
-            output = first.derived(self._result_grad(first, state))
-            self._save_output(output, kind + ops.SAVES_OUTPUT_LAYERS[kind], "", state)
-            return output
-        if kind in ops.PARAMETER_LAYERS:
-            learns = not layer.frozen and bool(layer.parameters)
-            if kind in ops.SAVES_INPUT_LAYERS and first is not None and learns:
-                saver = Saver(kind, "t = torch.randn(4, 4)\nout = torch.nn.Linear(4, 4)(t)")
-                self._mark_saved(first, saver, state)
-            if not learns:
-                return None
-            grad = Grad.ON if state.grad else (Grad.OFF if state.grad is False else Grad.UNKNOWN)
-            return Tensor(new_storage(), grad, is_tensor=True)
-        return None
+        learns = bool(layer.parameters) and not layer.frozen
+        requires = first is not None and first.grad.requires_grad
+        saves_input = requires or (learns and facts.saves_input_for_params)
+        if first is not None and state.grad and facts.saves_input and saves_input:
+            saver = Saver(kind, "t = torch.randn(4, 4)\nout = torch.nn.Linear(4, 4)(t)")
+            self._mark_saved(first, saver, state)
+        if state.grad is False:
+            return Tensor(new_storage(), Grad.OFF, is_tensor=True)
+        if learns and state.grad:
+            output = Tensor(new_storage(), Grad.ON, is_tensor=True)
+        elif first is not None and not layer.parameters:
+            output = first.derived(self._result_grad(first, state), True)
+        else:
+            return None
+        if facts.saves_output and output.grad.requires_grad and state.grad:
+            self._mark_saved(
+                output, Saver(f"{kind}()", _saved_output_setup(f"{kind}()({{0}})", 1)), state
+            )
+        return output
 
     def _sequential(self, call: cst.Call, layer: Obj, args, state: State, frame: Frame):
         """Each stage called on the previous one's output; edits are reported at the call."""
@@ -1153,15 +1166,16 @@ class Interpreter:
             if method in _PARAMETER_ITERATORS and not isinstance(receiver, Tensor):
                 return Parameters(None, named=method == "named_parameters")
             return None
+        edits_self = knowledge.inplace_method(method) is not None
         if _through_data(func.value):
-            if method in ops.INPLACE_TENSOR_METHODS:
+            if edits_self:
                 self._data_write(call, _strip_data(func.value), state, frame)
             return None
-        if method in ops.INPLACE_TENSOR_METHODS:
+        if edits_self:
             if not _copies_itself(call, func):
-                form = f"t.{method}{ops.INPLACE_TENSOR_METHODS[method]}"
+                sample = ops.INPLACE_TENSOR_METHODS.get(method, "()")
                 value = receiver if isinstance(receiver, Tensor) else None
-                edit = _Edit(call, func.value, form, value, proves_tensor=True)
+                edit = _Edit(call, func.value, f"t.{method}{sample}", value, proves_tensor=True)
                 self._edit(edit, state, frame)
             return receiver
         if method == "requires_grad_":
@@ -1176,48 +1190,24 @@ class Interpreter:
                 return result
             return receiver
         if not isinstance(receiver, Tensor):
-            if isinstance(receiver, Seq) and method in ("append", "extend"):
-                return None
             return None
         name = dotted(func.value)
         if method in _TENSOR_ONLY_METHODS and name in state.env and not receiver.is_tensor:
             receiver = state.env[name] = replace(receiver, is_tensor=True)
-        if method in _MULTI_VIEW_METHODS:
-            return _views(receiver, method)
-        if method in ops.VIEW_METHODS:
-            if method == "detach":
-                return replace(receiver.as_view(Grad.OFF), described="")
-            return receiver.as_view()
+        if method == "detach":
+            return replace(receiver.as_view(Grad.OFF), described="")
         if method in _SAME_TENSOR_METHODS:
             return receiver
-        grad = self._result_grad(receiver, state)
-        if method in ops.SAVES_OUTPUT_METHODS:
-            output = receiver.derived(grad)
-            if output.grad.requires_grad:
-                sample = ops.SAVES_OUTPUT_METHODS[method]
-                setup = (
-                    f"h = torch.randn(4, 4, requires_grad=True)\nt = h.{method}{sample}\nout = t"
-                )
-                self._mark_saved(output, Saver(f"Tensor.{method}", setup), state)
-            return output
-        if method in ops.SAVES_INPUT_METHODS:
-            if receiver.grad.requires_grad:
-                sample = ops.SAVES_INPUT_METHODS[method]
-                setup = f"t = torch.randn(4, 4, requires_grad=True) * 1\nout = t.{method}{sample}"
-                self._mark_saved(receiver, Saver(f"Tensor.{method}", setup), state)
-            return receiver.derived(grad)
-        if method in ops.SAVES_OPERANDS_METHODS and positional:
-            other = positional[0] if isinstance(positional[0], Tensor) else None
-            op = "matmul" if method == "bmm" else method
-            self._save_operands(receiver, other, f"Tensor.{method}", op, state)
-            return receiver.derived(grad)
+        if method in ("size", "dim", "numel"):
+            return AN_INT
         if method in _NO_GRAD_RESULTS:
             return None
-        if method in _COPYING_METHODS:
-            return receiver.derived(grad, True)
-        if method in ("sum", "mean"):
-            return receiver.derived(grad)
-        return None
+        facts = knowledge.method(method)
+        if facts is None:
+            return None
+        inputs = [receiver, *positional]
+        spelled = "{0}." + method + "(" + ", ".join(f"{{{i}}}" for i in range(1, len(inputs))) + ")"
+        return self._apply(facts, f"Tensor.{method}", spelled, inputs, state)
 
     # -- masks --------------------------------------------------------------------------
 
@@ -1335,7 +1325,9 @@ class _Marker:
         return self.name
 
 
-OPT_IN = Const(_Marker("opt-in flag"))  # a flag whose default is False, left to the caller
+OPT_IN = Const(_Marker("opt-in flag"))
+AN_INT = Const(_Marker("an int"))  # `len(x)`, a `range()` loop variable, `x.size(0)`
+_SLICE = Const(_Marker("slice"))  # a flag whose default is False, left to the caller
 _SUPER = Const(_Marker("super()"))
 _STAR = Const(_Marker("*args"))
 _NO_EFFECT = _Marker("no grad effect")
@@ -1403,7 +1395,39 @@ def _result_of(positional: list, state: State):
     tensors = [v for v in positional if isinstance(v, Tensor)]
     if any(t.grad.requires_grad for t in tensors) and state.grad:
         return Tensor(new_storage(), Grad.ON, is_tensor=True)
+    if tensors and len(tensors) == len(positional) and all(t.grad is Grad.OFF for t in tensors):
+        return Tensor(new_storage(), Grad.OFF, is_tensor=True)
     return None
+
+
+def _saved_input_setup(spelled: str | None, position: int, facts, inputs: list) -> str:
+    """A witness program's setup: `t` is the saved input, `out` a result whose backward
+    reads it (the other operand requires grad when only it makes torch save `t`)."""
+    if spelled is None:
+        return "t = torch.randn(4, 4, requires_grad=True) * 1\nout = t * t"
+    names = ["w" if i != position else "t" for i in range(len(inputs))]
+    names = [n if isinstance(v, Tensor) else "0" for n, v in zip(names, inputs, strict=True)]
+    names[position] = "t"
+    other_needed = facts.saves_args_if_other_requires_grad
+    t_line = "t = torch.randn(4, 4)" if other_needed else "t = torch.randn(4, 4).requires_grad_()"
+    return f"{t_line}\nw = torch.randn(4, 4, requires_grad=True)\nout = {spelled.format(*names)}"
+
+
+def _saved_output_setup(spelled: str | None, arity: int) -> str:
+    """A witness program's setup: `t` is an output its op saved, `out` the same tensor."""
+    if spelled is None:
+        return "h = torch.randn(4, 4, requires_grad=True)\nt = h.exp()\nout = t"
+    names = ["h", *["0"] * (arity - 1)]
+    return f"h = torch.randn(4, 4, requires_grad=True)\nt = {spelled.format(*names)}\nout = t"
+
+
+def _variable(call: cst.Call, data) -> Tensor | None:
+    """`Variable(t, requires_grad=True)`: `t` itself, a leaf requiring grad if asked."""
+    if not isinstance(data, Tensor):
+        return None
+    if _is_true(_argument(call, "requires_grad", 1)) and data.grad is Grad.OFF:
+        return replace(data, grad=Grad.LEAF, buffer=False, described="leaf tensor")
+    return data
 
 
 def _combined(value, state: State):
@@ -1412,13 +1436,23 @@ def _combined(value, state: State):
     return None
 
 
+def _inplace_argument(facts, qualified: str) -> tuple[int, str] | None:
+    """Where a functional takes its `inplace` flag. The generated data misses the flags of
+    the dropout family (their sample inputs never set it), so torch_ops' table adds them."""
+    if facts is not None and facts.inplace_arg is not None:
+        return facts.inplace_arg
+    position = ops.INPLACE_FLAG_FUNCTIONS.get(qualified)
+    return (position, "inplace") if position is not None else None
+
+
 def _inplace_flag(layer: Obj):
     if layer.attrs.get("inplace") is not None:
         return layer.attrs["inplace"]
-    spec = ops.INPLACE_FLAG_MODULES.get(layer.kind)
-    if spec is None or layer.constructor is None:
+    facts = knowledge.layer(layer.kind)
+    if facts is None or facts.inplace_arg is None or layer.constructor is None:
         return Const(False)
-    flag = _argument(layer.constructor, "inplace", spec[0])
+    position, keyword = facts.inplace_arg
+    flag = _argument(layer.constructor, keyword, position)
     if flag is None:
         return Const(False)
     if _is_true(flag) or _is_false(flag):
@@ -1433,7 +1467,8 @@ def _force_inplace(obj: Obj | None, seen=None) -> None:
     if id(obj) in seen:
         return
     seen.add(id(obj))
-    if obj.kind in ops.INPLACE_FLAG_MODULES:
+    facts = knowledge.layer(obj.kind)
+    if facts is not None and facts.inplace_arg is not None:
         obj.attrs["inplace"] = Const(True)
     for value in obj.attrs.values():
         if isinstance(value, Obj):
@@ -1621,20 +1656,13 @@ def _layer_has(layer: cst.Call, attr: str) -> bool:
     return not (attr == "bias" and _is_false(_argument(layer, "bias", None)))
 
 
-def _basic_index(expr: cst.Subscript) -> bool:
-    """Indexing by ints and slices only: the result is a view sharing storage."""
-    for element in expr.slice:
-        index = element.slice
-        if isinstance(index, cst.Slice):
-            continue
-        value = index.value
-        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
-            value = value.expression
-        if not isinstance(value, cst.Integer | cst.Ellipsis) and not (
-            isinstance(value, cst.Name) and value.value == "None"
-        ):
-            return False
-    return True
+def _basic(index) -> bool:
+    """An index that selects without copying (int, slice, None, ...): a view."""
+    if index is _SLICE or index is AN_INT:
+        return True
+    return isinstance(index, Const) and (
+        index.value is None or index.value is Ellipsis or type(index.value) is int
+    )
 
 
 def _copies_itself(call: cst.Call, func: cst.Attribute) -> bool:
