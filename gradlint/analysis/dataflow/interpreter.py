@@ -665,9 +665,12 @@ class Interpreter:
             state.saved.update(inner.saved)
             return Seq((element,), any_length=True)
         if isinstance(expr, cst.Comparison):
-            self.eval(expr.left, state, frame)
-            for target in expr.comparisons:
-                self.eval(target.comparator, state, frame)
+            left = self.eval(expr.left, state, frame)
+            rights = [self.eval(target.comparator, state, frame) for target in expr.comparisons]
+            if len(rights) == 1 and isinstance(expr.comparisons[0].operator, cst.Is | cst.IsNot):
+                same = _identical(left, rights[0])
+                if same is not None:
+                    return Const(same == isinstance(expr.comparisons[0].operator, cst.Is))
             return None
         if isinstance(expr, cst.IfExp):
             return self._if_expression(expr, state, frame)
@@ -751,7 +754,15 @@ class Interpreter:
             if name is not None:
                 frame.read_parameters.update({name, name.rpartition(".")[0]})
             return self._object_attribute(base, attr)
+        if isinstance(base, ClassRef):
+            return self._class_attribute(base, attr)
         return None
+
+    def _class_attribute(self, cls: ClassRef, attr: str):
+        if attr == "apply" and cls.info.kind is ClassKind.AUTOGRAD_FUNCTION:
+            return _Apply(cls.info)
+        method = self._method(cls.info, attr)
+        return Function(method, self._owner_of(method)) if method is not None else None
 
     def _object_attribute(self, obj: Obj, attr: str):
         if obj.torch_layer:
@@ -803,6 +814,11 @@ class Interpreter:
         left = self.eval(expr.left, state, frame)
         right = self.eval(expr.right, state, frame)
         if not isinstance(left, Tensor) and not isinstance(right, Tensor):
+            if AN_INT in (left, right) and all(
+                v is AN_INT or (isinstance(v, Const) and type(v.value) is int)
+                for v in (left, right)
+            ):
+                return AN_INT
             if isinstance(left, Const) and isinstance(right, Const):
                 return _constant_arithmetic(expr.operator, left.value, right.value)
             return None
@@ -848,6 +864,17 @@ class Interpreter:
             self._mark_saved(result, Saver(label, setup), state)
         return result
 
+    def _save_for_backward(self, context: Obj, tensors: list, state: State) -> None:
+        """`ctx.save_for_backward(...)` in a Function's forward (which runs without grad)."""
+        owner = context.attrs["__saves__"].value
+        saver = Saver(
+            f"{owner}.forward (ctx.save_for_backward)",
+            "t = torch.randn(4, 4, requires_grad=True)\nout = t.exp()",
+        )
+        for value in tensors:
+            if isinstance(value, Tensor):
+                state.saved.setdefault(value.storage, saver)
+
     def _mark_saved(self, value: Tensor, saver: Saver, state: State) -> None:
         if state.grad:
             state.saved.setdefault(value.storage, saver)
@@ -868,6 +895,8 @@ class Interpreter:
             self._edit(_Edit(call, out, "torch.add(x, 1.0, out=t)", out_arg=True), state, frame)
         if qualified is not None and qualified.startswith("torch."):
             return self._torch_call(call, qualified, args, state, frame)
+        if qualified == "argparse.ArgumentParser":
+            return Obj(qualified)
         if isinstance(func, cst.Name) and func.value not in state.env:
             if func.value == "super":
                 return _SUPER
@@ -880,6 +909,12 @@ class Interpreter:
         callee = receiver if not isinstance(func, cst.Attribute) else None
         if callee is None and not isinstance(func, cst.Attribute):
             callee = self.eval(func, state, frame)
+        if isinstance(func, cst.Attribute) and isinstance(receiver, ClassRef):
+            callee = self._class_attribute(receiver, func.attr.value)
+        if isinstance(receiver, Obj) and receiver.kind == "ctx":
+            if func.attr.value == "save_for_backward":
+                self._save_for_backward(receiver, args[0], state)
+            return None
         if isinstance(func, cst.Attribute) and isinstance(receiver, Obj):
             bound = self._object_attribute(receiver, func.attr.value)
             if bound is None and receiver.info is not None:
@@ -894,6 +929,8 @@ class Interpreter:
             return self._call_module(call, callee, args, state, frame)
         if isinstance(callee, Function):
             return self._inline(call, callee.node, callee.bound, args, state, frame)
+        if isinstance(callee, _Apply):
+            return self._apply_function(call, callee.info, args, state, frame)
         if isinstance(callee, ClassRef):
             return self._construct(call, callee.info, args, state, frame)
         if isinstance(func, cst.Attribute):
@@ -919,7 +956,9 @@ class Interpreter:
         positional, keywords = [], {}
         for arg in call.args:
             value = self.eval(arg.value, state, frame)
-            if arg.star:
+            if arg.star == "*" and isinstance(value, Seq) and not value.any_length:
+                positional.extend(value.items)
+            elif arg.star:
                 positional.append(_STAR)
             elif arg.keyword is not None:
                 keywords[arg.keyword.value] = value
@@ -1012,6 +1051,21 @@ class Interpreter:
             }
             state.pending.append(Pending(value.storage, names, mine))
 
+    def _apply_function(self, call, info: ClassInfo, args, state: State, frame: Frame):
+        """`MyFunction.apply(...)`: its forward runs without grad on the same tensors, what
+        it hands to `ctx.save_for_backward` is saved, and the result is a new tensor."""
+        forward = self._method(info, "forward")
+        positional, keywords = args
+        if forward is not None:
+            inner = State(dict(state.env), state.saved, False, state.guarded)
+            context = Obj("ctx", attrs={"__saves__": Const(info.name)})
+            self._inline(call, forward, None, ([context, *positional], keywords), inner, frame)
+            self.call_modes[forward].pop()  # autograd runs it without grad: not a mode choice
+        tensors = [v for v in positional if isinstance(v, Tensor)]
+        if state.grad and any(t.grad.requires_grad for t in tensors):
+            return Tensor(new_storage(), Grad.ON, is_tensor=True)
+        return None
+
     def _bind_call(self, node: cst.FunctionDef, owner, bound: Obj | None, args):
         positional, keywords = args if args is not None else ([], {})
         params = list(node.params.params)
@@ -1039,6 +1093,8 @@ class Interpreter:
         return env
 
     def _module_method(self, obj: Obj, name: str, args):
+        if obj.kind == "argparse.ArgumentParser":
+            return _argparse(obj, name, args)
         if obj.kind in _CONTAINERS and name in ("append", "extend") and args[0]:
             added = args[0][0]
             items = [added] if name == "append" else [_element(added, self.freezes)]
@@ -1061,13 +1117,19 @@ class Interpreter:
         first = first if isinstance(first, Tensor) else None
         first_node = call.args[0].value if call.args else None
         if qualified in ops.TENSOR_FACTORIES or qualified == "torch.nn.Parameter":
-            return _factory(call, qualified, first)
+            flag = keywords.get("requires_grad", Const(False))
+            if qualified == "torch.nn.Parameter":
+                flag = keywords.get("requires_grad", positional[1] if len(positional) > 1 else None)
+                flag = Const(True) if flag is None and "requires_grad" not in keywords else flag
+            return _factory(qualified, _truth(flag))
         if qualified in _DATA_CONVERSIONS:
             return Tensor(new_storage(), Grad.OFF, is_tensor=True)
         if qualified == "torch.autograd.Variable":
             return _variable(call, first)
         if _is_layer_class(qualified):
             return self.torch_layer(qualified, call, args)
+        if qualified.startswith("torch.nn.utils.") and positional:
+            return positional[0] if isinstance(positional[0], Obj) else None  # weight_norm(m)
         if knowledge.inplace_function(qualified) and first_node is not None:
             form = f"{qualified}(t)"
             self._edit(_Edit(call, first_node, form, first, proves_tensor=True), state, frame)
@@ -1118,10 +1180,10 @@ class Interpreter:
             return None
         if facts.inplace_arg is not None and _truth(_inplace_flag(layer)) is True:
             if first_node is not None:
-                edit = _Edit(
-                    call, first_node, f"{kind}(inplace=True)(t)", first, proves_tensor=True
-                )
-                edit.written = label
+                # a stage of a Sequential is reported where it is built, with inplace
+                at = layer.constructor if label is not None and layer.constructor else call
+                form = f"{kind}(inplace=True)(t)"
+                edit = _Edit(at, first_node, form, first, proves_tensor=True, written=label)
                 self._edit(edit, state, frame)
             if first is not None and facts.saves_output and state.grad:
                 setup = _saved_output_setup(f"{kind}()({{0}})", 1)
@@ -1311,6 +1373,13 @@ class _Edit:
 
 
 @dataclass(frozen=True)
+class _Apply:
+    """`Function.apply` of an autograd.Function of the file."""
+
+    info: ClassInfo
+
+
+@dataclass(frozen=True)
 class Modules:
     """`module.modules()` / `children()`: setting `inplace` on them reaches every layer."""
 
@@ -1367,6 +1436,8 @@ def _element(value, freezes: bool):
         return value.attrs["*"]
     if isinstance(value, Modules):
         return value
+    if isinstance(value, Tensor):
+        return replace(value.as_view(), multi_view="unbind")  # iterating a tensor unbinds it
     return None
 
 
@@ -1375,20 +1446,30 @@ def _views(base: Tensor, op: str) -> Seq:
     return Seq((view,), any_length=True)
 
 
-def _factory(call: cst.Call, qualified: str, first) -> Tensor:
+def _identical(a, b) -> bool | None:
+    """`a is b` where one side is None and the other is proven None or not."""
+    for value, other in ((a, b), (b, a)):
+        if value == Const(None):
+            if other == Const(None):
+                return True
+            if isinstance(other, Tensor | Obj | Seq | Mapping | Function | ClassRef):
+                return False
+    return None
+
+
+def _factory(qualified: str, requires_grad: bool | None) -> Tensor:
+    """A new tensor from a factory or `nn.Parameter`; `requires_grad` as passed (None:
+    decided at run time)."""
     storage = new_storage()
+    if requires_grad is None:
+        return Tensor(storage, Grad.UNKNOWN, is_tensor=True)
     if qualified == "torch.nn.Parameter":
-        flag = _argument(call, "requires_grad", 1)
-        leaf = flag is None or _is_true(flag)
-        grad = Grad.LEAF if leaf else Grad.OFF
+        grad = Grad.LEAF if requires_grad else Grad.OFF
         return Tensor(storage, grad, is_tensor=True, described="parameter")
-    flag = _argument(call, "requires_grad", None)
-    if flag is not None and _is_true(flag):
+    if requires_grad:
         return Tensor(storage, Grad.LEAF, is_tensor=True, described="leaf tensor")
-    if flag is None or _is_false(flag):
-        buffer = qualified.rpartition(".")[2].removesuffix("_like") in _BUFFER_FACTORIES
-        return Tensor(storage, Grad.OFF, is_tensor=True, buffer=buffer)
-    return Tensor(storage, Grad.UNKNOWN, is_tensor=True)
+    buffer = qualified.rpartition(".")[2].removesuffix("_like") in _BUFFER_FACTORIES
+    return Tensor(storage, Grad.OFF, is_tensor=True, buffer=buffer)
 
 
 def _result_of(positional: list, state: State):
@@ -1433,6 +1514,31 @@ def _variable(call: cst.Call, data) -> Tensor | None:
 def _combined(value, state: State):
     if isinstance(value, Seq):
         return _result_of(list(value.items), state)
+    return None
+
+
+def _argparse(parser: Obj, name: str, args):
+    """`parser.add_argument("--lr", default=0.1)` records a default; `parse_args()` gives
+    a namespace holding every literal default, as a script run without flags has."""
+    positional, keywords = args
+    if name == "add_argument":
+        flags = [v.value for v in positional if isinstance(v, Const) and isinstance(v.value, str)]
+        dest = keywords.get("dest")
+        long = next((f for f in flags if f.startswith("--")), flags[0] if flags else None)
+        key = dest.value if isinstance(dest, Const) else long
+        if not isinstance(key, str):
+            return None
+        action = keywords.get("action")
+        default = keywords.get("default", Const(None))
+        if isinstance(action, Const) and action.value in ("store_true", "store_false"):
+            default = Const(action.value == "store_false")
+        parser.attrs[key.lstrip("-").replace("-", "_")] = (
+            default if isinstance(default, Const) else None
+        )
+        return None
+    if name in ("parse_args", "parse_known_args"):
+        namespace = Obj("argparse.Namespace", attrs=dict(parser.attrs))
+        return namespace if name == "parse_args" else Seq((namespace, None))
     return None
 
 
