@@ -87,7 +87,10 @@ def witness_run(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("gradlint.probe.Sandbox", Recorded)
         result = run_probes(
-            list(findings.values()), timeout=2.0, sources={str(module): module.read_text()}
+            list(findings.values()),
+            mode="witness",
+            timeout=2.0,
+            sources={str(module): module.read_text()},
         )
     return findings, result, directory, sandboxes
 
@@ -109,11 +112,16 @@ def test_one_worker_started_once_serves_the_whole_run(witness_run):
 
 
 def test_witness_verdicts(witness_run):
+    """The rule's example failing as predicted is "reproduced", never "confirmed": it
+    says nothing about the user's code, nor does an example that runs clean."""
     findings, _, _, _ = witness_run
     for name in ("leaf", "leaf again"):
-        assert findings[name].probe == {"verdict": "confirmed", "message": LEAF_MESSAGE + "."}
-    assert findings["silent"].probe["verdict"] == "confirmed"
-    assert findings["clean"].probe["verdict"] == "refuted"
+        assert findings[name].probe == {"verdict": "reproduced", "message": LEAF_MESSAGE + "."}
+    assert findings["silent"].probe["verdict"] == "reproduced"
+    assert findings["clean"].probe == {
+        "verdict": "inconclusive",
+        "message": "the rule's example ran without error",
+    }
     assert findings["other error"].probe["verdict"] == "inconclusive"
     assert "KeyError" in findings["other error"].probe["message"]
     assert findings["unprobed"].probe is None
@@ -146,7 +154,7 @@ def test_the_parent_never_imports_torch(tmp_path):
         "from gradlint.diagnostic import Diagnostic, Witness\n"
         f"d = Diagnostic('m.py', 1, 1, 1, 2, 'GL101', 'm', witness=Witness({LEAF_PROGRAM!r}, "
         f"{LEAF_MESSAGE!r}))\nrun_probes([d])\n"
-        "assert d.probe['verdict'] == 'confirmed', d.probe\nassert 'torch' not in sys.modules\n"
+        "assert d.probe['verdict'] == 'reproduced', d.probe\nassert 'torch' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True, cwd=tmp_path)
 
