@@ -132,7 +132,8 @@ def _confirmed(diagnostics, code, line, verdict="confirmed"):
 
 
 def test_witness_probes_reproduce_the_seeds():
-    """The rules' examples only reproduce the bug. One worker for all: leaf in-place (001 ex. 2 and 3) and the gradient shape (000 ex. 3)."""
+    """The rules' examples only reproduce the bugs (they do not run the user's code). One
+    worker for all: leaf in-place (001 ex. 2 and 3) and the gradient shape (000 ex. 3)."""
     found = {
         name: lint_source(f"{name}.py", source).diagnostics
         for name, source in [
