@@ -380,6 +380,11 @@ def exec_run(tmp_path_factory):
     return findings, result, directory
 
 
+def _text(finding) -> str:
+    """A GL901's headline and detail: torch's message and how the probe got there."""
+    return f"{finding.message} {finding.detail}"
+
+
 def _added(exec_run, name):
     _, result, directory = exec_run
     return [d for d in result if d.code == "GL901" and d.path == str(directory / name)]
@@ -425,8 +430,8 @@ def test_exec_probe_reports_unexplained_errors_as_gl901(exec_run):
     [error] = _added(exec_run, "unexplained.py")
     assert error.line == 13
     assert error.probe["verdict"] == "confirmed"
-    assert "Head(6) on inputs torch.randn(2, 6)" in error.message
-    assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in error.message
+    assert "Head(6) on inputs torch.randn(2, 6)" in _text(error)
+    assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in _text(error)
 
 
 def test_a_guessed_input_that_fails_is_not_a_finding(exec_run):
@@ -442,8 +447,8 @@ def test_an_error_on_inputs_shaped_by_guess_is_no_finding(exec_run):
 def test_jaxtyping_annotations_give_the_input_shapes(exec_run):
     [error] = _added(exec_run, "annotated.py")
     assert error.line == 13
-    assert "Project() on inputs torch.randn(3, 10)" in error.message
-    assert "mat1 and mat2 shapes cannot be multiplied (3x10 and 20x4)" in error.message
+    assert "Project() on inputs torch.randn(3, 10)" in _text(error)
+    assert "mat1 and mat2 shapes cannot be multiplied (3x10 and 20x4)" in _text(error)
 
 
 def test_an_error_torch_did_not_raise_is_no_finding(exec_run):
@@ -454,14 +459,14 @@ def test_an_error_torch_did_not_raise_is_no_finding(exec_run):
 def test_modules_of_a_package_import_with_their_relative_imports(exec_run):
     [error] = _added(exec_run, "pkg/model.py")
     assert error.line == 13
-    assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in error.message
+    assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in _text(error)
 
 
 def test_exec_probe_gradchecks_autograd_functions(exec_run):
     [error] = _added(exec_run, "square.py")
     assert error.line == 12
-    assert "Jacobian mismatch" in error.message
-    assert "gradcheck(BadSquare.apply, float64, fast_mode=True)" in error.message
+    assert "Jacobian mismatch" in _text(error)
+    assert "gradcheck(BadSquare.apply, float64, fast_mode=True)" in _text(error)
 
 
 def test_refuted_when_the_flagged_line_runs_clean(exec_run):

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from gradlint.catalogue import load_catalogue
 from gradlint.diagnostic import Diagnostic
+from gradlint.findings import split_message
 from gradlint.probe.planner import (
     CONFIRMED,
     INCONCLUSIVE,
@@ -157,6 +158,7 @@ def _runtime_error(path: str, failure: RuntimeFailure) -> Diagnostic:
     doc = load_catalogue()["GL901"]
     line = failure.lines[-1]
     first = failure.message.strip().splitlines()[0] if failure.message.strip() else ""
+    headline, rest = split_message(f"torch raised {failure.type} here: {first}")
     return Diagnostic(
         path=path,
         line=line,
@@ -164,9 +166,8 @@ def _runtime_error(path: str, failure: RuntimeFailure) -> Diagnostic:
         end_line=line,
         end_column=1,
         code="GL901",
-        message=(
-            f"torch raised {failure.type} here when the code probe ran {failure.context}: {first}"
-        ),
+        message=headline,
+        detail=f"{rest} (the code probe ran {failure.context}; no finding explains it)".strip(),
         name=doc.name,
         severity=doc.severity,
         probe={"verdict": CONFIRMED, "message": first},
