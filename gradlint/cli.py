@@ -303,6 +303,19 @@ def _rule(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+def _server(_: argparse.Namespace) -> int:
+    try:
+        from gradlint.server import main as serve
+    except ImportError as error:
+        print(
+            f"gradlint: error: `gradlint server` needs pygls ({error.name} is missing): "
+            "pip install 'gradlint[server]'",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    return serve()
+
+
 # -- argument parsing -----------------------------------------------------------------------
 
 
@@ -394,7 +407,8 @@ def _parser(command: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gradlint",
         description="Static linter for PyTorch gradient pitfalls.",
-        epilog="Also: `gradlint rules` lists the rules, `gradlint rule CODE` documents one. "
+        epilog="Also: `gradlint rules` lists the rules, `gradlint rule CODE` documents one, "
+        "`gradlint server` is a language server over stdio. "
         "Exit status: 0 clean, 1 findings, 2 error.",
         allow_abbrev=False,
     )
@@ -406,6 +420,9 @@ def _parser(command: str) -> argparse.ArgumentParser:
     elif command == "rules":
         parser.add_argument("command")
         parser.set_defaults(run=_rules)
+    elif command == "server":
+        parser.add_argument("command")
+        parser.set_defaults(run=_server)
     else:
         _add_check_arguments(parser)
         parser.set_defaults(run=_check)
@@ -416,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # A bare `--probe` must not take the next path as its value.
     argv = ["--probe=definitions" if arg == "--probe" else arg for arg in argv]
-    command = argv[0] if argv and argv[0] in ("rule", "rules") else "check"
+    command = argv[0] if argv and argv[0] in ("rule", "rules", "server") else "check"
     try:
         args = _parser(command).parse_args(argv)
     except SystemExit as exit_:
