@@ -1,20 +1,20 @@
-"""Runtime-probe benchmark: the one-time worker start (torch import) and the wall time
-per confirmed finding, over the Bad examples of the rule catalogue.
+"""Runtime-probe benchmark: the one-time worker start (torch import), the wall time per
+reproduced witness over the Bad examples of the rule catalogue, and with `--code` the
+wall time of the code probe (`--probe`, definitions mode) per module file.
 
-    python benchmarks/probe_bench.py [--exec]
+    python benchmarks/probe_bench.py [--code [PATH ...]]   # default: tests/corpus
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import tempfile
 import time
 from pathlib import Path
 
 from gradlint.catalogue import load_catalogue
 from gradlint.engine import lint_source
-from gradlint.probe.planner import CONFIRMED, plan_exec, plan_witnesses, witness_verdict
+from gradlint.probe.planner import REPRODUCED, Project, plan_exec, plan_witnesses, witness_verdict
 from gradlint.probe.sandbox import Sandbox
 
 
@@ -33,8 +33,11 @@ def _summary(label: str, seconds: list[float]) -> str:
     )
 
 
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
+
+
 def bench_witnesses(sandbox: Sandbox) -> list[float]:
-    """Seconds per confirmed finding; the slowest jobs are printed (the first one that
+    """Seconds per reproduced finding; the slowest jobs are printed (the first one that
     builds an optimizer pays torch's lazy `torch._dynamo` import, once per run)."""
     findings = [d for name, src in _bad_examples() for d in lint_source(name, src).diagnostics]
     times, slowest = [], []
@@ -43,29 +46,32 @@ def bench_witnesses(sandbox: Sandbox) -> list[float]:
         result = witness_verdict(job.witness, sandbox.run(job.request))
         elapsed = time.perf_counter() - began
         slowest.append((elapsed, job.code, result["verdict"]))
-        if result["verdict"] == CONFIRMED:
+        if result["verdict"] == REPRODUCED:
             times.extend([elapsed / len(job.findings)] * len(job.findings))
     for elapsed, code, verdict in sorted(slowest, reverse=True)[:3]:
         print(f"  slow: {code} {verdict} {elapsed * 1000:.0f} ms")
     return times
 
 
-def bench_exec(sandbox: Sandbox, directory: Path) -> list[float]:
-    times = []
-    for name, source in _bad_examples():
-        path = directory / name
-        path.write_text(source)
-        plan = plan_exec(str(path), source)
-        if plan is not None:  # None: the example does not parse (GL001)
+def bench_code(sandbox: Sandbox, paths: list[Path]) -> list[float]:
+    """Seconds per module file (a file that defines a class and mentions torch)."""
+    sources = {str(p): p.read_text(encoding="utf-8") for p in paths}
+    sources = {p: text for p, text in sources.items() if "torch" in text and "class " in text}
+    project, times, outcomes = Project(sources), [], {}
+    for path, source in sources.items():
+        plan = plan_exec(path, source, "definitions", project)
+        if plan is not None:
             began = time.perf_counter()
-            sandbox.run(plan)
+            outcome = sandbox.run(plan)["outcome"]
             times.append(time.perf_counter() - began)
+            outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    print(f"  outcomes: {outcomes}")
     return times
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--exec", action="store_true", help="also time code probes per file")
+    parser.add_argument("--code", nargs="*", type=Path, help="also time code probes per file")
     args = parser.parse_args()
     with Sandbox() as sandbox:
         began = time.perf_counter()
@@ -74,10 +80,11 @@ def main() -> None:
             f"worker start: {time.perf_counter() - began:.2f} s "
             f"(torch import {sandbox.import_seconds:.2f} s)"
         )
-        print(_summary("witness probe per confirmed finding", bench_witnesses(sandbox)))
-        if args.exec:
-            with tempfile.TemporaryDirectory() as directory:
-                print(_summary("code probe per file", bench_exec(sandbox, Path(directory))))
+        print(_summary("witness probe per reproduced finding", bench_witnesses(sandbox)))
+        if args.code is not None:
+            roots = args.code or [CORPUS]
+            paths = sorted(f for r in roots for f in (r.rglob("*.py") if r.is_dir() else [r]))
+            print(_summary("code probe per module file", bench_code(sandbox, paths)))
 
 
 if __name__ == "__main__":

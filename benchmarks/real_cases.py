@@ -176,7 +176,7 @@ def _child(path: str, workdir: str, write_fd: int) -> None:
     os._exit(0)
 
 
-def run_files(paths: list[str], jobs: int = 2, timeout: float = 20.0) -> dict[str, dict]:
+def run_files(paths: list[str], jobs: int = 2, timeout: float = 60.0) -> dict[str, dict]:
     """How each file ends in torch: {"status": clean|raised|timeout|crashed, ...}.
 
     Imports torch here once; every file runs in a forked child of this process, so call
@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     run = sub.add_parser("run", help="run files in torch, print JSON {path: result}")
     run.add_argument("files", nargs="*", help="default: every case of the corpus")
     run.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
-    run.add_argument("--timeout", type=float, default=20.0)
+    run.add_argument("--timeout", type=float, default=60.0)
     args = parser.parse_args(argv)
     files = args.files or [str(case.path) for case in load_cases()]
     print(json.dumps(run_files(files, args.jobs, args.timeout), indent=1))

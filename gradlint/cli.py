@@ -6,12 +6,13 @@ Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from gradlint import __version__
 from gradlint.catalogue import load_catalogue
-from gradlint.config import Config, ConfigError, Resolver, parse_per_file_ignores
+from gradlint.config import CODE_PROBES, Config, ConfigError, Resolver, parse_per_file_ignores
 from gradlint.diagnostic import Diagnostic
 from gradlint.report import DEFAULT_FORMAT, FORMATS, render, render_statistics
 
@@ -185,15 +186,21 @@ def _fix_summary(fixed: list[Diagnostic], verb: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+ALLOW_EXEC = "GRADLINT_ALLOW_EXEC"
+
+
 def probe_mode(args: argparse.Namespace, config: Config) -> tuple[str | None, bool]:
-    """(mode, asked on the command line). A configuration file never makes a run execute
-    project code: its `probe = "exec"` runs witness probes only (a note says so)."""
+    """(mode, asked on the command line). A configuration file (the linted project's own,
+    maybe) never makes a run execute project code: its `probe = true`, "definitions" or
+    "exec" runs witness probes only (a note says so), unless the user's environment opts
+    in with GRADLINT_ALLOW_EXEC=1."""
     if args.probe is not None:
         return (None if args.probe == "off" else args.probe), True
-    if config.probe == "exec":
+    if config.probe in CODE_PROBES and os.environ.get(ALLOW_EXEC) != "1":
         print(
-            'gradlint: note: probe = "exec" in a configuration file runs witness probes only; '
-            "pass --probe=exec to import and run project code",
+            f'gradlint: note: probe = "{config.probe}" in a configuration file runs witness '
+            f"probes only (it would run the linted code); pass --probe on the command line "
+            f"or set {ALLOW_EXEC}=1 to run it",
             file=sys.stderr,
         )
         return "witness", False
@@ -296,6 +303,19 @@ def _rule(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+def _server(_: argparse.Namespace) -> int:
+    try:
+        from gradlint.server import main as serve
+    except ImportError as error:
+        print(
+            f"gradlint: error: `gradlint server` needs pygls ({error.name} is missing): "
+            "pip install 'gradlint[server]'",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    return serve()
+
+
 # -- argument parsing -----------------------------------------------------------------------
 
 
@@ -346,9 +366,10 @@ def _add_check_arguments(parser: argparse.ArgumentParser) -> None:
     analysis.add_argument(
         "--probe",
         nargs="?",
-        const="witness",
-        choices=("witness", "exec", "off"),
-        help="confirm findings at run time with torch (--probe=exec runs project code)",
+        const="definitions",
+        choices=("witness", "definitions", "exec", "off"),
+        help="check findings at run time with torch: runs the definitions of your modules "
+        "(=witness: only the rules' examples; =exec: whole modules, module-level code too)",
     )
     analysis.add_argument(
         "--no-probe", dest="probe", action="store_const", const="off", help="same as --probe=off"
@@ -386,7 +407,8 @@ def _parser(command: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gradlint",
         description="Static linter for PyTorch gradient pitfalls.",
-        epilog="Also: `gradlint rules` lists the rules, `gradlint rule CODE` documents one. "
+        epilog="Also: `gradlint rules` lists the rules, `gradlint rule CODE` documents one, "
+        "`gradlint server` is a language server over stdio. "
         "Exit status: 0 clean, 1 findings, 2 error.",
         allow_abbrev=False,
     )
@@ -398,6 +420,9 @@ def _parser(command: str) -> argparse.ArgumentParser:
     elif command == "rules":
         parser.add_argument("command")
         parser.set_defaults(run=_rules)
+    elif command == "server":
+        parser.add_argument("command")
+        parser.set_defaults(run=_server)
     else:
         _add_check_arguments(parser)
         parser.set_defaults(run=_check)
@@ -407,8 +432,8 @@ def _parser(command: str) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # A bare `--probe` must not take the next path as its value.
-    argv = ["--probe=witness" if arg == "--probe" else arg for arg in argv]
-    command = argv[0] if argv and argv[0] in ("rule", "rules") else "check"
+    argv = ["--probe=definitions" if arg == "--probe" else arg for arg in argv]
+    command = argv[0] if argv and argv[0] in ("rule", "rules", "server") else "check"
     try:
         args = _parser(command).parse_args(argv)
     except SystemExit as exit_:

@@ -20,7 +20,8 @@ else:  # pragma: no cover - exercised only on Python 3.10
 # Directory names never walked into unless `exclude` replaces this list (hidden
 # directories and virtualenvs are always skipped, see discovery.py).
 DEFAULT_EXCLUDE = ("venv", "__pycache__", "site-packages", "build", "dist", "node_modules")
-PROBE_MODES = ("witness", "exec")
+PROBE_MODES = ("witness", "definitions", "exec")
+CODE_PROBES = ("definitions", "exec")  # the modes that run the linted project's code
 
 
 class ConfigError(Exception):
@@ -36,7 +37,7 @@ class Config:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     no_grad_contexts: tuple[str, ...] = ()
-    probe: str | None = None  # None (static only), "witness" or "exec"
+    probe: str | None = None  # None (static only), "witness", "definitions" or "exec"
     probe_timeout: float = 10.0
     force_exclude: bool = False  # `exclude` applies to paths named on the command line too
     root: Path = field(default_factory=Path.cwd)  # globs are relative to this directory
@@ -248,13 +249,15 @@ def parse_per_file_ignores(text: str) -> dict[str, tuple[str, ...]]:
 
 
 def _probe_mode(value) -> str | None:
-    if value is True or value == "witness":
-        return "witness"
+    if value is True:
+        return "definitions"
     if value is False or value == "off":
         return None
     if value in PROBE_MODES:
         return value
-    raise ConfigError(f'probe must be true, false or "exec", got {value!r}')
+    raise ConfigError(
+        f'probe must be true, false, "witness", "definitions" or "exec", got {value!r}'
+    )
 
 
 def _timeout(value) -> float:

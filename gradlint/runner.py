@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
-from gradlint.config import Config
+from gradlint.config import CODE_PROBES, Config
 from gradlint.diagnostic import Diagnostic
 from gradlint.findings import finalize
 from gradlint.suppression import apply_noqa
@@ -71,8 +71,8 @@ def decode(source: bytes) -> str:
 def lint_file(path: str, config: Config, source: bytes | None = None) -> FileResult:
     """Findings of one file after `# noqa` comments and `per-file-ignores`.
 
-    The text is kept when there are findings, or always for `--probe=exec` (which runs
-    every file it is given)."""
+    The text is kept when there are findings, or always for the code probes (which run
+    every file they are given)."""
     if source is None:
         try:
             source = read_source(path)
@@ -87,7 +87,7 @@ def lint_file(path: str, config: Config, source: bytes | None = None) -> FileRes
     if ignored:
         diagnostics = [d for d in diagnostics if not d.code.startswith(ignored)]
     diagnostics = finalize(diagnostics)
-    text = decode(source) if diagnostics or config.probe == "exec" else None
+    text = decode(source) if diagnostics or config.probe in CODE_PROBES else None
     return FileResult(path, diagnostics, result.internal_errors, text)
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from gradlint.diagnostic import Diagnostic
 
 _CODES = r"(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)"
-_NOQA = re.compile(rf"#\s*noqa(?::\s*{_CODES})?", re.IGNORECASE)
+NOQA = re.compile(rf"#\s*noqa(?::\s*{_CODES})?", re.IGNORECASE)
 _FILE_NOQA = re.compile(rf"#\s*gradlint:\s*noqa(?::\s*{_CODES})?", re.IGNORECASE)
 FILE_NOQA_LINES = 10
 ALL = None  # a blanket noqa: every code
@@ -87,7 +87,7 @@ def apply_noqa(diagnostics: list[Diagnostic], source: bytes) -> list[Diagnostic]
     file_codes = _file_level(comments)
     by_line: dict[int, list[frozenset[str] | None]] = {}
     for comment in comments:
-        for match in _NOQA.finditer(comment.text):
+        for match in NOQA.finditer(comment.text):
             by_line.setdefault(comment.line, []).append(_codes(match))
     return [
         d
@@ -113,3 +113,8 @@ def _file_level(comments: Iterable[_Comment]) -> list[frozenset[str] | None]:
 def _noqa_lines(line: int, statements: dict[int, tuple[int, int]]) -> set[int]:
     first, last = statements.get(line, (line, line))
     return {line, first, last}
+
+
+def statement_spans(source: bytes) -> dict[int, tuple[int, int]]:
+    """For each line of a statement, the statement's first and last line."""
+    return _scan(source)[1]

@@ -147,10 +147,43 @@ def test_probe_flags_reach_run_probes(project, capsys, monkeypatch):
     monkeypatch.setattr(gradlint.probe, "run_probes", fake_run_probes)
     code, out, _ = _run(capsys, "--probe", "bad.py", *ONLY)  # a bare --probe keeps the path
     assert code == 1 and "[refuted: no error at run time]" in out
-    assert calls == [("witness", 10.0, ["bad.py"])]
+    assert calls[0][:2] == ("definitions", 10.0) and "bad.py" in calls[0][2]
     code, out, err = _run(capsys, "--probe=exec", "--probe-timeout", "2", "--hide-refuted", *ONLY)
     assert (code, out) == (0, "") and "runs the linted project code" in err
     assert calls[1][:2] == ("exec", 2.0) and "clean.py" in calls[1][2]
+    _run(capsys, "--probe=witness", "bad.py", *ONLY)
+    assert calls[2] == ("witness", 10.0, ["bad.py"])
+
+
+@pytest.mark.parametrize("mode", ["true", '"exec"', '"definitions"'])
+def test_a_projects_config_cannot_switch_code_probes_on(project, capsys, monkeypatch, mode):
+    """CI linting an untrusted pull request must not run its code because its pyproject
+    says so: a note and witness probes only, unless the user's environment opts in."""
+    calls = []
+
+    def fake_run_probes(diagnostics, *, mode, timeout, sources):
+        calls.append(mode)
+        return diagnostics
+
+    monkeypatch.setattr(gradlint.probe, "run_probes", fake_run_probes)
+    monkeypatch.delenv("GRADLINT_ALLOW_EXEC", raising=False)
+    (project / "pyproject.toml").write_text(f"[tool.gradlint]\nprobe = {mode}\n")
+    code, out, err = _run(capsys, "bad.py", *ONLY)
+    assert code == 1 and "GL303" in out and calls == ["witness"]
+    assert "would run the linted code" in err and "GRADLINT_ALLOW_EXEC=1" in err
+    monkeypatch.setenv("GRADLINT_ALLOW_EXEC", "1")
+    _run(capsys, "bad.py", *ONLY)
+    assert calls[1] == mode.strip('"').replace("true", "definitions")
+
+
+def test_a_projects_config_may_ask_for_witness_probes(project, capsys, monkeypatch):
+    calls = []
+    monkeypatch.setattr(
+        gradlint.probe, "run_probes", lambda d, *, mode, **_: calls.append(mode) or d
+    )
+    (project / "pyproject.toml").write_text('[tool.gradlint]\nprobe = "witness"\n')
+    _, _, err = _run(capsys, "bad.py", *ONLY)
+    assert calls == ["witness"] and "note" not in err
 
 
 def test_probe_without_torch_exits_2(project, capsys, monkeypatch):
@@ -199,7 +232,7 @@ def test_exec_in_the_configuration_runs_witness_probes_only(project, capsys, mon
     (project / "pyproject.toml").write_text('[tool.gradlint]\nprobe = "exec"\n')
     code, _, err = _run(capsys, "bad.py", *ONLY)
     assert code == 1 and [call["mode"] for call in calls] == ["witness"]
-    assert "pass --probe=exec" in err and "runs the linted project code" not in err
+    assert "pass --probe" in err and "runs the linted project code" not in err
     _run(capsys, "--probe=exec", "bad.py", *ONLY)
     assert calls[-1]["mode"] == "exec"
 

@@ -75,7 +75,8 @@ def test_flags_replace_file_settings():
 
 
 def test_probe_values():
-    assert _build({"probe": True}).probe == "witness"
+    assert _build({"probe": True}).probe == "definitions"
+    assert _build({"probe": "witness"}).probe == "witness"
     assert _build({"probe": False}).probe is None
     assert _build({"probe": True}, {"probe": "exec"}).probe == "exec"
 

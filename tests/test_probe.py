@@ -87,7 +87,10 @@ def witness_run(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("gradlint.probe.Sandbox", Recorded)
         result = run_probes(
-            list(findings.values()), timeout=2.0, sources={str(module): module.read_text()}
+            list(findings.values()),
+            mode="witness",
+            timeout=2.0,
+            sources={str(module): module.read_text()},
         )
     return findings, result, directory, sandboxes
 
@@ -109,11 +112,16 @@ def test_one_worker_started_once_serves_the_whole_run(witness_run):
 
 
 def test_witness_verdicts(witness_run):
+    """The rule's example failing as predicted is "reproduced", never "confirmed": it
+    says nothing about the user's code, nor does an example that runs clean."""
     findings, _, _, _ = witness_run
     for name in ("leaf", "leaf again"):
-        assert findings[name].probe == {"verdict": "confirmed", "message": LEAF_MESSAGE + "."}
-    assert findings["silent"].probe["verdict"] == "confirmed"
-    assert findings["clean"].probe["verdict"] == "refuted"
+        assert findings[name].probe == {"verdict": "reproduced", "message": LEAF_MESSAGE + "."}
+    assert findings["silent"].probe["verdict"] == "reproduced"
+    assert findings["clean"].probe == {
+        "verdict": "inconclusive",
+        "message": "the rule's example ran without error",
+    }
     assert findings["other error"].probe["verdict"] == "inconclusive"
     assert "KeyError" in findings["other error"].probe["message"]
     assert findings["unprobed"].probe is None
@@ -146,7 +154,7 @@ def test_the_parent_never_imports_torch(tmp_path):
         "from gradlint.diagnostic import Diagnostic, Witness\n"
         f"d = Diagnostic('m.py', 1, 1, 1, 2, 'GL101', 'm', witness=Witness({LEAF_PROGRAM!r}, "
         f"{LEAF_MESSAGE!r}))\nrun_probes([d])\n"
-        "assert d.probe['verdict'] == 'confirmed', d.probe\nassert 'torch' not in sys.modules\n"
+        "assert d.probe['verdict'] == 'reproduced', d.probe\nassert 'torch' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", script], check=True, cwd=tmp_path)
 
@@ -372,6 +380,11 @@ def exec_run(tmp_path_factory):
     return findings, result, directory
 
 
+def _text(finding) -> str:
+    """A GL901's headline and detail: torch's message and how the probe got there."""
+    return f"{finding.message} {finding.detail}"
+
+
 def _added(exec_run, name):
     _, result, directory = exec_run
     return [d for d in result if d.code == "GL901" and d.path == str(directory / name)]
@@ -417,8 +430,8 @@ def test_exec_probe_reports_unexplained_errors_as_gl901(exec_run):
     [error] = _added(exec_run, "unexplained.py")
     assert error.line == 13
     assert error.probe["verdict"] == "confirmed"
-    assert "Head(6) on inputs torch.randn(2, 6)" in error.message
-    assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in error.message
+    assert "Head(6) on inputs torch.randn(2, 6)" in _text(error)
+    assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in _text(error)
 
 
 def test_a_guessed_input_that_fails_is_not_a_finding(exec_run):
@@ -434,8 +447,8 @@ def test_an_error_on_inputs_shaped_by_guess_is_no_finding(exec_run):
 def test_jaxtyping_annotations_give_the_input_shapes(exec_run):
     [error] = _added(exec_run, "annotated.py")
     assert error.line == 13
-    assert "Project() on inputs torch.randn(3, 10)" in error.message
-    assert "mat1 and mat2 shapes cannot be multiplied (3x10 and 20x4)" in error.message
+    assert "Project() on inputs torch.randn(3, 10)" in _text(error)
+    assert "mat1 and mat2 shapes cannot be multiplied (3x10 and 20x4)" in _text(error)
 
 
 def test_an_error_torch_did_not_raise_is_no_finding(exec_run):
@@ -446,14 +459,14 @@ def test_an_error_torch_did_not_raise_is_no_finding(exec_run):
 def test_modules_of_a_package_import_with_their_relative_imports(exec_run):
     [error] = _added(exec_run, "pkg/model.py")
     assert error.line == 13
-    assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in error.message
+    assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in _text(error)
 
 
 def test_exec_probe_gradchecks_autograd_functions(exec_run):
     [error] = _added(exec_run, "square.py")
     assert error.line == 12
-    assert "Jacobian mismatch" in error.message
-    assert "gradcheck(BadSquare.apply, float64, fast_mode=True)" in error.message
+    assert "Jacobian mismatch" in _text(error)
+    assert "gradcheck(BadSquare.apply, float64, fast_mode=True)" in _text(error)
 
 
 def test_refuted_when_the_flagged_line_runs_clean(exec_run):

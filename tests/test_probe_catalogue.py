@@ -1,5 +1,5 @@
 """Every documented example behaves under the probe: witnesses of Bad examples are
-confirmed by torch, and Good examples stay unprobed and clean when their code runs."""
+reproduced by torch, and Good examples stay unprobed and clean when their code runs."""
 
 import pytest
 
@@ -17,13 +17,13 @@ def _lint_examples(kind: str):
             yield name, source, lint_source(name, source).diagnostics
 
 
-def test_every_bad_example_witness_is_confirmed():
+def test_every_bad_example_witness_is_reproduced():
     witnessed = [(name, d) for name, _, found in _lint_examples("bad") for d in found if d.witness]
     if not witnessed:
         pytest.skip("no rule attaches witnesses yet")
-    run_probes([d for _, d in witnessed])
+    run_probes([d for _, d in witnessed], mode="witness")
     failures = [
-        (name, d.code, d.probe) for name, d in witnessed if d.probe["verdict"] != "confirmed"
+        (name, d.code, d.probe) for name, d in witnessed if d.probe["verdict"] != "reproduced"
     ]
     assert failures == []
 

@@ -122,17 +122,18 @@ print(grad_input.shape, grad_weight.shape, grad_bias.shape)
 """
 
 
-def _confirmed(diagnostics, code, line):
+def _confirmed(diagnostics, code, line, verdict="confirmed"):
     [d] = [
         d
         for d in diagnostics
-        if (d.code, d.line) == (code, line) and (d.probe or {}).get("verdict") == "confirmed"
+        if (d.code, d.line) == (code, line) and (d.probe or {}).get("verdict") == verdict
     ]
     return d.probe["message"]
 
 
-def test_witness_probes_confirm_the_seeds():
-    """One worker for all: leaf in-place (001 ex. 2 and 3) and the gradient shape (000 ex. 3)."""
+def test_witness_probes_reproduce_the_seeds():
+    """The rules' examples only reproduce the bugs (they do not run the user's code). One
+    worker for all: leaf in-place (001 ex. 2 and 3) and the gradient shape (000 ex. 3)."""
     found = {
         name: lint_source(f"{name}.py", source).diagnostics
         for name, source in [
@@ -141,11 +142,11 @@ def test_witness_probes_confirm_the_seeds():
             ("001-ex3", SEED_001_EX3),
         ]
     }
-    run_probes([d for diagnostics in found.values() for d in diagnostics])
-    assert _confirmed(found["000-ex3"], "GL301", 11).startswith("Mismatch in shape")
+    run_probes([d for diagnostics in found.values() for d in diagnostics], mode="witness")
+    assert _confirmed(found["000-ex3"], "GL301", 11, "reproduced").startswith("Mismatch in shape")
     leaf = "a leaf Variable that requires grad is being used in an in-place operation"
-    assert _confirmed(found["001-ex2"], "GL101", 11).startswith(leaf)
-    assert _confirmed(found["001-ex3"], "GL105", 10)
+    assert _confirmed(found["001-ex2"], "GL101", 11, "reproduced").startswith(leaf)
+    assert _confirmed(found["001-ex3"], "GL105", 10, "reproduced")
 
 
 def test_code_probes_confirm_the_seeds(tmp_path):
@@ -156,7 +157,7 @@ def test_code_probes_confirm_the_seeds(tmp_path):
         path.write_text(source)
         sources[str(path)] = source
         found += lint_source(str(path), source).diagnostics
-    result = run_probes(found, mode="exec", sources=sources)
+    result = run_probes(found, sources=sources)  # definitions: no module-level code runs
     shape = [d for d in result if d.path.endswith("s001_ex1.py") and d.line in (11, 12)]
     assert shape
     for d in shape:

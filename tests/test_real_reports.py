@@ -3,6 +3,10 @@
 A buggy case must raise an exception whose message holds its `# expect:` text (a
 `silent:` one runs to its end, where its own asserts show the effect); its fixed twin
 and every look-alike run clean. Format: benchmarks/real_cases.py.
+
+Running a file costs little CPU, but the whole corpus is slow on a loaded machine: by
+default a fixed sample of BOUNDED_RUN files runs in torch, the others are marked `slow`
+(`python -m pytest tests/test_real_reports.py -m "slow or not slow"` runs them all).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -25,6 +30,10 @@ _spec.loader.exec_module(real_cases)
 
 CASES = real_cases.load_cases()
 BY_PATH = {case.path: case for case in CASES}
+BOUNDED_RUN = 60  # files run in torch by default, a sample spread by a hash of the name
+_SAMPLE = {
+    case.path for case in sorted(CASES, key=lambda c: zlib.crc32(c.name.encode()))[:BOUNDED_RUN]
+}
 
 
 def _ids(case) -> str:
@@ -106,7 +115,13 @@ def torch_results(request):
     return json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("case", CASES, ids=_ids)
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(case, id=case.name, marks=() if case.path in _SAMPLE else pytest.mark.slow)
+        for case in CASES
+    ],
+)
 def test_runs_as_stated(case, torch_results):
     result = torch_results[str(case.path)]
     if case.kind != "bug" or case.silent:

@@ -64,7 +64,9 @@ def test_flake8_carries_the_probe_verdict():
     )
     unjudged = diag(probe={"status": "skipped"})
     out = render([confirmed, unjudged], "flake8", {}).splitlines()
-    assert out[0].endswith("never called [confirmed: a leaf Variable that requires grad]")
+    assert out[0].endswith(
+        "never called [confirmed in your code: a leaf Variable that requires grad]"
+    )
     assert out[1].endswith("never called")
 
 

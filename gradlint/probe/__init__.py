@@ -1,23 +1,37 @@
-"""Runtime mode: confirm static findings by running small torch probes in a sandbox.
+"""Runtime mode: check static findings by running small torch probes in a sandbox.
 
-`run_probes(diagnostics)` sets `d.probe = {"verdict", "message"}` on each probe-able
-finding. Witness mode (the default) runs only the self-contained programs rules attach
-to their findings; exec mode also imports the linted files and runs their modules, and
-reports runtime errors no finding explains as GL901. The calling process never imports
-torch: everything runs in one warm worker process (see `sandbox.py`).
+`run_probes(diagnostics)` sets `d.probe = {"verdict", "message"}` on each probed
+finding. Modes (what runs):
+
+- `witness`: only the self-contained programs rules attach to their findings (never the
+  user's code); a finding whose example fails as predicted is `reproduced`.
+- `definitions` (the default of `--probe`): the witnesses, and for every linted file
+  that mentions torch, its definitions (imports, classes, functions, constant
+  assignments; not module-level calls, loops or `__main__` blocks) with its `nn.Module`
+  classes built and run forward and backward on small inputs: `confirmed` (torch raised
+  the predicted error in the user's code), `refuted` (that line ran without error) or
+  `inconclusive: <why>`; errors no finding explains are GL901.
+- `exec`: the same, but each file is imported whole (its module-level code runs).
+
+The calling process never imports torch: everything runs in one warm worker process and
+its contained forks (see `sandbox.py` and `isolation.py`).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 from gradlint.catalogue import load_catalogue
 from gradlint.diagnostic import Diagnostic
+from gradlint.findings import split_message
 from gradlint.probe.planner import (
     CONFIRMED,
     INCONCLUSIVE,
     REFUTED,
+    REPRODUCED,
+    Project,
     RuntimeFailure,
     exec_verdicts,
     plan_exec,
@@ -26,12 +40,16 @@ from gradlint.probe.planner import (
 )
 from gradlint.probe.sandbox import Sandbox, SandboxError
 
-__all__ = ["CONFIRMED", "INCONCLUSIVE", "REFUTED", "ProbeUnavailable", "run_probes"]
-MODES = ("witness", "exec")
+__all__ = [
+    "CONFIRMED",
+    "INCONCLUSIVE",
+    "REFUTED",
+    "REPRODUCED",
+    "ProbeUnavailable",
+    "run_probes",
+]
+MODES = ("witness", "definitions", "exec")
 EXEC_WARNING = "gradlint: --probe=exec imports and runs the linted project code"
-# The code probe's verdict wins unless the witness's proves more (confirmed > refuted >
-# inconclusive): it speaks about the user's own code.
-_RANK = {CONFIRMED: 0, REFUTED: 1, INCONCLUSIVE: 2}
 
 
 class ProbeUnavailable(RuntimeError):
@@ -41,18 +59,19 @@ class ProbeUnavailable(RuntimeError):
 def run_probes(
     diagnostics: list[Diagnostic],
     *,
-    mode: str = "witness",
+    mode: str = "definitions",
     timeout: float = 10.0,
     memory_limit: int = 2 << 30,
     sources: dict[str, str] | None = None,
 ) -> list[Diagnostic]:
-    """The findings with their verdicts, plus GL901 findings in exec mode, sorted."""
+    """The findings with their verdicts, plus GL901 findings of the code probes, sorted."""
     if mode not in MODES:
         raise ValueError(f"probe mode must be one of {MODES}, not {mode!r}")
     if importlib.util.find_spec("torch") is None:
         raise ProbeUnavailable("torch is not installed: install gradlint[runtime]")
     jobs = plan_witnesses(diagnostics)
-    if not jobs and mode == "witness":
+    files = {} if mode == "witness" else _code_files(diagnostics, sources or {})
+    if not jobs and not files:
         return diagnostics
     added: list[Diagnostic] = []
     try:
@@ -61,42 +80,68 @@ def run_probes(
                 result = witness_verdict(job.witness, sandbox.run(job.request))
                 for d in job.findings:
                     d.probe = dict(result)
-            if mode == "exec":
-                added = _exec_probes(sandbox, diagnostics, sources or {})
+            if files:
+                added = _code_probes(sandbox, diagnostics, files, mode)
+                _note_missing_protections(sandbox.protections)
     except SandboxError as error:
         raise ProbeUnavailable(str(error)) from error
     return sorted([*diagnostics, *added], key=Diagnostic.sort_key)
 
 
-def _exec_probes(
-    sandbox: Sandbox, diagnostics: list[Diagnostic], sources: dict[str, str]
-) -> list[Diagnostic]:
-    """Probe every linted file that defines classes; merge verdicts, return GL901s."""
-    by_path: dict[str, list[Diagnostic]] = {path: [] for path in sources}
+def _code_files(diagnostics: list[Diagnostic], sources: dict[str, str]) -> dict[str, str]:
+    """Every linted file that mentions torch (read from disk if not given), by path."""
+    files = dict(sources)
     for d in diagnostics:
-        by_path.setdefault(d.path, []).append(d)
-    added = []
-    for path, findings in by_path.items():
-        source = sources.get(path)
-        if source is None:
+        if d.path not in files:
             try:
-                source = Path(path).read_text(encoding="utf-8")
+                files[d.path] = Path(d.path).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 continue
-        plan = plan_exec(str(Path(path).resolve()), source)
-        if plan is None or "torch" not in source:
+    return {path: text for path, text in files.items() if "torch" in text}
+
+
+def _note_missing_protections(protections: dict) -> None:
+    """Say on stderr which containment this machine could not give the probes."""
+    missing = []
+    if not protections.get("namespaces"):
+        missing.append("no network, PID or mount namespace (user namespaces unavailable)")
+    if not protections.get("landlock"):
+        missing.append("no Landlock (writes outside the temp dir and reads are not blocked)")
+    for text in missing:
+        print(f"gradlint: probe sandbox: {text}", file=sys.stderr)
+
+
+def _code_probes(
+    sandbox: Sandbox, diagnostics: list[Diagnostic], files: dict[str, str], mode: str
+) -> list[Diagnostic]:
+    """Probe each file in its own fork; merge verdicts, return GL901s."""
+    by_path: dict[str, list[Diagnostic]] = {path: [] for path in files}
+    for d in diagnostics:
+        by_path.setdefault(d.path, []).append(d)
+    project = Project(files)
+    added = []
+    for path, source in files.items():
+        plan = plan_exec(path, source, mode, project)
+        if plan is None:
             continue
-        outcome = sandbox.run(plan)
-        verdicts, failures = exec_verdicts(findings, outcome, path, source)
+        findings = by_path[path]
+        verdicts, failures = exec_verdicts(findings, sandbox.run(plan), path, source)
         for i, found in verdicts.items():
             _merge(findings[i], found)
         added.extend(_runtime_error(path, failure) for failure in _unique(failures))
     return added
 
 
-def _merge(d: Diagnostic, found: dict) -> None:
-    if d.probe is None or _RANK[found["verdict"]] <= _RANK[d.probe["verdict"]]:
-        d.probe = found
+def _merge(d: Diagnostic, code: dict) -> None:
+    """What the user's code showed wins; the rule's example only speaks when it could not."""
+    witness = d.probe
+    if code["verdict"] != INCONCLUSIVE or witness is None or witness["verdict"] != REPRODUCED:
+        d.probe = code
+    else:
+        d.probe = {
+            "verdict": REPRODUCED,
+            "message": f"{witness['message']} (your code: {code['message']})",
+        }
 
 
 def _unique(failures: list[RuntimeFailure]) -> list[RuntimeFailure]:
@@ -113,6 +158,7 @@ def _runtime_error(path: str, failure: RuntimeFailure) -> Diagnostic:
     doc = load_catalogue()["GL901"]
     line = failure.lines[-1]
     first = failure.message.strip().splitlines()[0] if failure.message.strip() else ""
+    headline, rest = split_message(f"torch raised {failure.type} here: {first}")
     return Diagnostic(
         path=path,
         line=line,
@@ -120,9 +166,8 @@ def _runtime_error(path: str, failure: RuntimeFailure) -> Diagnostic:
         end_line=line,
         end_column=1,
         code="GL901",
-        message=(
-            f"torch raised {failure.type} here when the code probe ran {failure.context}: {first}"
-        ),
+        message=headline,
+        detail=f"{rest} (the code probe ran {failure.context}; no finding explains it)".strip(),
         name=doc.name,
         severity=doc.severity,
         probe={"verdict": CONFIRMED, "message": first},

@@ -1,16 +1,29 @@
-"""Code probes (`--probe=exec`): import the linted module and run its modules for real.
+"""Code probes: import the linted module in the contained fork and run its modules.
 
-Runs inside the sandbox worker only. For each `nn.Module` class of the file it builds an
-instance (constructor arguments found in the file, else the defaults), feeds inputs (the
-file's own call sites, else shapes inferred from the first layers and the file's literal
-tensors), runs forward and `sum().backward()` under anomaly mode, and records where in
-the file torch raised, which lines ran, whether `backward`-like methods of the module
-were invoked by autograd, and which tensors requiring grad the module does not register.
+Runs inside a probe fork only (`sandbox.py`), never in gradlint or the warm worker.
+Two ways to import the file:
+
+- `definitions` (`--probe`): only the definitions of the file and of the project's own
+  modules it imports run (imports, classes, functions, constant assignments, `if`/`try`
+  blocks made of those); module-level calls, loops and `__main__` blocks are dropped
+  before compiling (`definitions_only`), whatever `.pyc` exists.
+- `exec` (`--probe=exec`): the whole module runs, as `import` would run it.
+
+For each `nn.Module` class of the file it builds an instance (constructor arguments
+found in the project, else the defaults), feeds inputs (the project's own call sites,
+annotations, the file's literal tensors, else shapes inferred from the first layers),
+runs forward and `sum().backward()` under anomaly mode, and records where in the file
+torch raised, which lines ran, whether `backward`-like methods of the module were
+invoked by autograd, and which tensors requiring grad the module does not register.
 Every `torch.autograd.Function` of the file that was applied gets a float64 `gradcheck`.
+The answer holds raw facts only; verdicts are the parent's (`planner.py`).
 """
 
 from __future__ import annotations
 
+import ast
+import dis
+import importlib.machinery
 import importlib.util
 import inspect
 import os
@@ -19,6 +32,7 @@ import sys
 import traceback
 import warnings
 
+from gradlint.probe.planner import MODULE_NAME
 from gradlint.probe.sandbox import describe_exception
 
 BACKWARD_NAME = re.compile(r"(^backward$|_backward$|Backward$)")
@@ -26,7 +40,71 @@ _ANOMALY_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 BATCH = 3  # batch size of inferred inputs (>1 so that batch norm can train)
 SPATIAL = 8  # length / height / width of inferred sequence and image inputs
 GRADCHECK_MAX_ELEMENTS = 4096
-MODULE_NAME = "_gradlint_probed_module"  # not __main__: `if __name__ == "__main__"` stays off
+_RAISE_OPS = {dis.opmap[name] for name in ("RAISE_VARARGS", "RERAISE") if name in dis.opmap}
+_DEFINITIONS = (ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+_RUNS_CODE = (
+    ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr,
+    ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+)  # fmt: skip
+
+
+def _no_calls(node: ast.AST | None) -> bool:
+    return node is None or not any(isinstance(n, _RUNS_CODE) for n in ast.walk(node))
+
+
+def _main_guard(node: ast.If) -> bool:
+    return "__name__" in ast.unparse(node.test)
+
+
+def _kept(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The definitions among `body`; `if` and `try` blocks keep the definitions inside."""
+    kept: list[ast.stmt] = []
+    for node in body:
+        if (
+            isinstance(node, _DEFINITIONS)
+            or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+            or isinstance(node, ast.Assign | ast.AnnAssign)
+            and _no_calls(node.value)
+        ):
+            kept.append(node)
+        elif isinstance(node, ast.If) and not _main_guard(node) and _no_calls(node.test):
+            node.body, node.orelse = _kept(node.body) or [ast.Pass()], _kept(node.orelse)
+            kept.append(node)
+        elif isinstance(node, ast.Try):
+            node.body = _kept(node.body) or [ast.Pass()]
+            for handler in node.handlers:
+                handler.body = _kept(handler.body) or [ast.Pass()]
+            node.orelse, node.finalbody = _kept(node.orelse), _kept(node.finalbody)
+            kept.append(node)
+    return kept
+
+
+def definitions_only(source: str | bytes, path: str):
+    """The code object of `source` without its module-level calls, loops or `__main__`."""
+    tree = ast.parse(source, path)
+    tree.body = _kept(tree.body)
+    ast.fix_missing_locations(tree)
+    return compile(tree, path, "exec", dont_inherit=True)
+
+
+class _DefinitionsLoader(importlib.machinery.SourceFileLoader):
+    def get_code(self, fullname):  # never a cached .pyc of the whole module
+        return definitions_only(self.get_data(self.path), self.path)
+
+
+class DefinitionsFinder:
+    """On `sys.meta_path`: the project's own modules (below `root`) import as definitions."""
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.join(os.path.abspath(root), "")
+
+    def find_spec(self, name, path=None, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        origin = getattr(spec, "origin", None) or ""
+        if spec is None or not origin.startswith(self.root) or not origin.endswith(".py"):
+            return None
+        spec.loader = _DefinitionsLoader(spec.name, origin)
+        return spec
 
 
 class LineTracer:
@@ -90,24 +168,33 @@ def _anomaly_lines(caught: list, path: str) -> list[int]:
     return []
 
 
-def _raised_by_torch(error: BaseException) -> bool:
-    """torch's C++ ops raise RuntimeError from the calling line; its Python raises inside
-    the torch package. A missing data file or module of the project is neither."""
+def _raised_by(error: BaseException) -> str:
+    """ "torch" (its Python code raised inside the torch package), "raise" (a `raise` or
+    `assert` statement outside torch) or "call" (a C function called from outside torch
+    raised it: torch's C++ ops raise from the line that calls them)."""
     import torch
 
-    frames = traceback.extract_tb(error.__traceback__)
-    package = os.path.dirname(torch.__file__)
-    return isinstance(error, RuntimeError) or bool(
-        frames and frames[-1].filename.startswith(package + os.sep)
+    last = error.__traceback__
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    if last is None:
+        return "raise"
+    code = last.tb_frame.f_code
+    if code.co_filename.startswith(os.path.dirname(torch.__file__) + os.sep):
+        return "torch"
+    lasti = last.tb_lasti
+    return (
+        "raise" if 0 <= lasti < len(code.co_code) and code.co_code[lasti] in _RAISE_OPS else "call"
     )
 
 
 def _error(error: BaseException, lines: list[int]) -> dict:
     return {
         "type": type(error).__name__,
+        "bases": [c.__name__ for c in type(error).__mro__[1:] if c.__module__ == "builtins"],
         "message": str(error),
         "lines": lines,
-        "torch": _raised_by_torch(error),
+        "raised_by": _raised_by(error),
     }
 
 
@@ -293,17 +380,21 @@ def probe_module_class(torch, cls, plan: dict, file_inputs: list[list[str]], pat
         run.update(context=built, skipped="cannot infer the inputs of forward")
         return run
     # An error on inputs the file does not pass to this module may be the guess's fault:
-    # it counts only when no candidate runs clean (then the first one's error is kept).
-    chosen = None
+    # the run that counts is the first clean one, else the first; the errors of the
+    # others are kept too (they may be the error a finding predicts).
+    chosen, errors = None, []
     for inputs, origin in candidates:
         result = _run(torch, instance, inputs, path, tracer)
         result.update(context=f"{built} on inputs {', '.join(inputs)}", inputs_from=origin)
         chosen = chosen or result
+        if result["error"] is not None:
+            errors.append({"error": result["error"], "context": result["context"]})
         if origin == "call" or result["error"] is None:
             chosen = result
             break
         instance.zero_grad(set_to_none=True)
     run.update(chosen, unregistered=_unregistered(torch, instance))
+    run["guess_errors"] = [e for e in errors if e["error"] is not chosen["error"]]
     return run
 
 
@@ -344,40 +435,69 @@ def gradcheck_functions(torch, capture: FunctionCapture, path: str, tracer) -> l
                 torch.autograd.gradcheck(cls.apply, inputs, fast_mode=True)
         except Exception as error:  # noqa: BLE001
             run["error"] = _error(error, _file_lines(error, path) or [backward_line])
+            run["straight_through"] = _locally_constant(torch, cls, inputs)
         runs.append(run)
     return runs
 
 
-def module_name(path: str) -> tuple[str, str]:
-    """(sys.path entry, module name): `root/pkg/sub/model.py` in packages (`__init__.py`
-    all the way up) is `pkg.sub.model`, so its relative imports work; a loose script
-    gets a name of its own."""
-    directory, stem = os.path.split(os.path.splitext(path)[0])
-    parts = [] if stem == "__init__" else [stem]
-    while os.path.isfile(os.path.join(directory, "__init__.py")):
-        directory, package = os.path.split(directory)
-        parts.insert(0, package)
-    if not parts or parts == [stem]:
-        return os.path.dirname(path), MODULE_NAME
-    return directory, ".".join(parts)
+def _locally_constant(torch, cls, inputs: tuple) -> bool:
+    """Whether the forward's output does not move when one float input moves a little:
+    piecewise constant (sign, round, a quantiser), whose backward is a straight-through
+    or surrogate gradient by design, not a Jacobian gradcheck could match."""
+    try:
+        with torch.no_grad():
+            base = cls.apply(*inputs)
+            for i, value in enumerate(inputs):
+                if isinstance(value, torch.Tensor) and value.is_floating_point():
+                    moved = list(inputs)
+                    moved[i] = value + 1e-4 * torch.randn_like(value)
+                    after = cls.apply(*moved)
+                    if _same(torch, base, after):
+                        return True
+    except Exception:  # noqa: BLE001 - no answer is "not constant"
+        return False
+    return False
 
 
-def _import(path: str, name: str) -> None:
+def _same(torch, a, b) -> bool:
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.shape == b.shape and bool(torch.equal(a, b))
+    if isinstance(a, tuple | list) and isinstance(b, tuple | list) and len(a) == len(b):
+        return all(_same(torch, x, y) for x, y in zip(a, b, strict=True))
+    return False
+
+
+def _import(path: str, name: str, root: str, definitions: bool) -> None:
+    if definitions:
+        sys.meta_path.insert(0, DefinitionsFinder(root))
     if name != MODULE_NAME:
         importlib.import_module(name)
         return
-    spec = importlib.util.spec_from_file_location(name, path)
+    loader = (_DefinitionsLoader if definitions else importlib.machinery.SourceFileLoader)(
+        name, path
+    )
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
+
+
+def _import_failure(error: BaseException) -> str:
+    """`could not import: No module named 'loguru'`-style reasons."""
+    described = describe_exception(error)
+    if described["outcome"] != "raised":
+        return described["reason"]
+    message = described["message"].strip().splitlines()[0] if described["message"].strip() else ""
+    if isinstance(error, ImportError):
+        return f"could not import: {message}"
+    return f"could not import: {described['type']}: {message}"
 
 
 def probe_file(request: dict) -> dict:
     """Runs in a fork of the worker, so what the module changes dies with the fork."""
     import torch
 
-    path = os.path.abspath(request["path"])
-    root, name = module_name(path)
+    path, root, name = request["path"], request["root"], request["module"]
     sys.dont_write_bytecode = True  # no __pycache__ next to the project's file
     sys.path.insert(0, root)  # its sibling modules or its packages import
     tracer = LineTracer(path)
@@ -385,16 +505,12 @@ def probe_file(request: dict) -> dict:
     with FunctionCapture(torch, name) as capture:
         try:
             with tracer:
-                _import(path, name)
+                _import(path, name, root, request["mode"] == "definitions")
         except BaseException as error:  # noqa: BLE001 - every ending is an outcome
-            described = describe_exception(error)
             lines = _file_lines(error, path)
-            if described["outcome"] != "raised" or not lines:
-                reason = described.get("reason") or (
-                    f"importing the module raised {described['type']}: "
-                    f"{described['message'].splitlines()[0] if described['message'] else ''}"
-                )
-                return {"outcome": "import_failed", "reason": reason}
+            environment = isinstance(error, ImportError | OSError | SyntaxError)
+            if environment or describe_exception(error)["outcome"] != "raised" or not lines:
+                return {"outcome": "import_failed", "reason": _import_failure(error)}
             import_runs.append(
                 {
                     "class": "",

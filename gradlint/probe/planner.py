@@ -1,22 +1,43 @@
 """Findings -> probe jobs, and probe outcomes -> verdicts.
 
 Witness jobs run the self-contained program a rule attached to its finding (never the
-user's code). Exec plans are built from the linted source with `ast` only: the module
-classes it defines, constructor arguments and inputs it passes them (literal values and
+user's code): at best they show the rule's example fails (`reproduced`). Code plans are
+built from the linted sources with `ast` only: the module classes a file defines, the
+constructor arguments and inputs the project passes them (literal values and
 `torch.<factory>(...)` calls with literal arguments), and the lines of each function,
-so that a runtime error can be traced back to the finding it proves.
+so that a runtime error can be traced back to the finding it proves. Verdicts are
+computed here, in gradlint's process, from the raw facts a probe sends back (exception
+type, message, lines of the file); an answer that does not have the expected shape is
+`inconclusive`, never a finding.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from gradlint.diagnostic import Diagnostic, Severity, Witness
 
-CONFIRMED, REFUTED, INCONCLUSIVE = "confirmed", "refuted", "inconclusive"
+# confirmed: the user's code raised it; reproduced: only the rule's example did.
+CONFIRMED, REPRODUCED = "confirmed", "reproduced"
+REFUTED, INCONCLUSIVE = "refuted", "inconclusive"
+# Exceptions that say the probe's environment lacks something, not that gradients are wrong.
+ENVIRONMENT_ERRORS = frozenset({"ImportError", "OSError", "NotImplementedError", "NameError"})
+ENVIRONMENT_MARKERS = (
+    "Torch not compiled with",
+    "No CUDA GPUs are available",
+    "Found no NVIDIA driver",
+    "CUDA driver",
+    "cannot open shared object file",
+    "undefined symbol",
+    "Error building extension",
+    "Ninja is required",
+    "Could not run '",
+    "Could not load library",
+)
 # torch tensor factories whose literal-argument calls an exec probe may rebuild as inputs.
 TENSOR_FACTORIES = frozenset(
     {"randn", "rand", "zeros", "ones", "empty", "full", "randint", "tensor", "arange", "eye"}
@@ -66,19 +87,21 @@ def matches(expect: str, message: str) -> bool:
 
 
 def witness_verdict(witness: Witness, outcome: dict) -> dict:
-    kind = outcome["outcome"]
+    """The rule's own example program says nothing about the user's code: at best it is
+    `reproduced`; an example that runs clean is no proof the user's code is fine."""
+    kind = outcome.get("outcome")
     if kind == "clean":
-        return verdict(REFUTED, "the witness program ran without error: torch accepts it")
-    if kind == "raised":
+        return verdict(INCONCLUSIVE, "the rule's example ran without error")
+    if kind == "raised" and isinstance(outcome.get("message"), str):
         message = outcome["message"]
         if matches(witness.expect, message):
-            return verdict(CONFIRMED, message)
+            return verdict(REPRODUCED, message)
         return verdict(
             INCONCLUSIVE,
-            f"the witness raised {outcome['type']}: {_first_line(message)!r}, "
+            f"the rule's example raised {outcome.get('type')}: {_first_line(message)!r}, "
             f"not the expected {witness.expect!r}",
         )
-    return verdict(INCONCLUSIVE, outcome["reason"])
+    return verdict(INCONCLUSIVE, str(outcome.get("reason") or "the probe's answer is malformed"))
 
 
 # --- exec probes: the static plan ---------------------------------------------------------
@@ -141,6 +164,13 @@ class _Bindings:
     argument_lists: dict[str, list[str]] = field(default_factory=dict)
 
 
+def _callee(node: ast.Call) -> str | None:
+    """`Net` of `Net(...)` and of `models.Net(...)`."""
+    if isinstance(node.func, ast.Name):
+        return node.func.id
+    return node.func.attr if isinstance(node.func, ast.Attribute) else None
+
+
 def _bindings(tree: ast.Module, classes: set[str]) -> _Bindings:
     found = _Bindings()
     for node in ast.walk(tree):
@@ -149,12 +179,8 @@ def _bindings(tree: ast.Module, classes: set[str]) -> _Bindings:
         target, value = node.targets[0], node.value
         if not isinstance(target, ast.Name):
             continue
-        if (
-            isinstance(value, ast.Call)
-            and isinstance(value.func, ast.Name)
-            and value.func.id in classes
-        ):
-            found.instances[target.id] = value.func.id
+        if isinstance(value, ast.Call) and _callee(value) in classes:
+            found.instances[target.id] = _callee(value)
         elif source := tensor_factory(value):
             found.tensors[target.id] = source
         elif isinstance(value, ast.Tuple | ast.List) and value.elts:
@@ -172,22 +198,52 @@ def _input_source(node: ast.expr, bindings: _Bindings) -> str | None:
     return tensor_factory(node) or (ast.unparse(node) if _literal(node) else None)
 
 
-def _call_site_inputs(tree: ast.Module, bindings: _Bindings, class_name: str) -> list[list[str]]:
-    """Argument lists of `model(x)` calls on instances of `class_name` we can rebuild."""
-    found = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-            continue
-        if bindings.instances.get(node.func.id) != class_name or node.keywords:
-            continue
-        if len(node.args) == 1 and isinstance(starred := node.args[0], ast.Starred):
-            name = starred.value.id if isinstance(starred.value, ast.Name) else ""
-            sources = bindings.argument_lists.get(name)
-        else:
-            sources = [_input_source(a, bindings) for a in node.args]
-        if sources and all(sources) and sources not in found:
-            found.append(sources)
-    return found
+def _inputs_of(node: ast.Call, bindings: _Bindings) -> list[str] | None:
+    """The argument list of a `model(x)` call, if we can rebuild every argument."""
+    if node.keywords:
+        return None
+    if len(node.args) == 1 and isinstance(starred := node.args[0], ast.Starred):
+        name = starred.value.id if isinstance(starred.value, ast.Name) else ""
+        sources = bindings.argument_lists.get(name)
+    else:
+        sources = [_input_source(a, bindings) for a in node.args]
+    return sources if sources and all(sources) else None
+
+
+class Project:
+    """Every linted file's constructor calls and module calls, by class name, indexed
+    once: a class is built and fed as its own file does first, then as the others do."""
+
+    def __init__(self, sources: dict[str, str]) -> None:
+        self.trees = {path: tree for path, text in sources.items() if (tree := _parse(text, path))}
+        classes = {
+            n.name for t in self.trees.values() for n in ast.walk(t) if isinstance(n, ast.ClassDef)
+        }
+        self.bindings: dict[str, _Bindings] = {}
+        # class name -> [(path, constructor call)], [(path, inputs of a call of an instance)]
+        self.constructors: dict[str, list[tuple[str, ast.Call]]] = {}
+        self.inputs: dict[str, list[tuple[str, list[str]]]] = {}
+        for path, tree in self.trees.items():
+            bindings = self.bindings[path] = _bindings(tree, classes)
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.Call) or (name := _callee(node)) is None:
+                    continue
+                if name in classes:
+                    self.constructors.setdefault(name, []).append((path, node))
+                instance = bindings.instances.get(name) if isinstance(node.func, ast.Name) else None
+                if instance and (inputs := _inputs_of(node, bindings)):
+                    self.inputs.setdefault(instance, []).append((path, inputs))
+
+    def constructor(self, path: str, name: str) -> dict | None:
+        calls = sorted(self.constructors.get(name, []), key=lambda item: item[0] != path)
+        return next((c for c in (_constructor_call(n) for _, n in calls) if c is not None), None)
+
+    def call_inputs(self, path: str, name: str) -> list[list[str]]:
+        found = []
+        for _, inputs in sorted(self.inputs.get(name, []), key=lambda item: item[0] != path):
+            if inputs not in found:
+                found.append(inputs)
+        return found
 
 
 # jaxtyping dtype annotations -> the factory that makes such an input.
@@ -261,36 +317,63 @@ def _function_spans(tree: ast.Module) -> list[tuple[int, int]]:
     ]
 
 
-def plan_exec(path: str, source: str) -> dict | None:
-    """The request for an exec probe of one file, or None when it cannot be parsed."""
+MODULE_NAME = "_gradlint_probed_module"  # not __main__: `if __name__ == "__main__"` stays off
+
+
+def module_name(path: str) -> tuple[str, str]:
+    """(import root, module name): `root/pkg/sub/model.py` in packages (`__init__.py` all
+    the way up) is `pkg.sub.model`, so its relative imports work; a loose script gets a
+    name of its own and its directory as the root."""
+    directory, stem = os.path.split(os.path.splitext(path)[0])
+    parts = [] if stem == "__init__" else [stem]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, package = os.path.split(directory)
+        parts.insert(0, package)
+    if not parts or parts == [stem]:
+        return os.path.dirname(path), MODULE_NAME
+    return directory, ".".join(parts)
+
+
+def _parse(source: str, path: str) -> ast.Module | None:
     try:
-        tree = ast.parse(source, path)
+        return ast.parse(source, path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    class_nodes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
-    bindings = _bindings(tree, {c.name for c in class_nodes})
-    classes = []
-    for node in class_nodes:
-        constructors = [
-            call
-            for call in ast.walk(tree)
-            if isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Name)
-            and call.func.id == node.name
-        ]
-        literal_calls = [c for c in map(_constructor_call, constructors) if c is not None]
-        classes.append(
-            {
-                "name": node.name,
-                "line": node.lineno,
-                "end_line": node.end_lineno or node.lineno,
-                "constructor": literal_calls[0] if literal_calls else None,
-                "inputs": _call_site_inputs(tree, bindings, node.name) + _annotated_inputs(node),
-            }
-        )
+
+
+def plan_exec(
+    path: str, source: str, mode: str = "definitions", project: Project | None = None
+) -> dict | None:
+    """The request of a code probe of one file, or None when it cannot be parsed.
+
+    `mode` "definitions" runs only the file's definitions, "exec" the whole module.
+    Constructor arguments and inputs come from the file first, then from the other
+    files of `project` (by default the file alone)."""
+    project = project if project is not None and path in project.trees else Project({path: source})
+    tree = project.trees.get(path)
+    if tree is None:
+        return None
+    classes = [
+        {
+            "name": node.name,
+            "line": node.lineno,
+            "end_line": node.end_lineno or node.lineno,
+            "constructor": project.constructor(path, node.name),
+            "inputs": project.call_inputs(path, node.name) + _annotated_inputs(node),
+        }
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+    ]
+    bindings = project.bindings[path]
+    absolute = os.path.abspath(path)
+    root, module = module_name(absolute)
     return {
-        "kind": "exec",
-        "path": path,
+        "kind": "code",
+        "mode": mode,
+        "path": absolute,
+        "root": root,
+        "module": module,
+        "roots": [root],  # what the probe may read besides the Python installation
         "classes": classes,
         # argument lists a forward may take, in the order the file binds them
         "file_inputs": [[t] for t in dict.fromkeys(bindings.tensors.values())]
@@ -311,29 +394,54 @@ class RuntimeFailure:
     context: str  # how the probe got there, e.g. "MyModule(20, 5) on inputs torch.randn(1, 20)"
     backward: bool = False  # raised by autograd; `lines` is the forward trace of the node
     span: tuple[int, int] | None = None  # the autograd.Function a gradcheck failure is about
-    # False when torch did not raise it (a missing data file...) or the inputs were only
-    # shaped for the module's layers (the guess's fault?): it can confirm a finding that
-    # predicts it but is no GL901 itself.
+    # False when torch did not raise it (a `raise` of the project, a missing data file or
+    # optional dependency), the inputs were only guessed from the module's layers (the
+    # guess's fault?) or gradcheck compared a straight-through gradient: it can confirm a
+    # finding that predicts it but is no GL901 itself.
     reportable: bool = True
 
 
+def environment_failure(error: dict) -> bool:
+    """An exception that says the probe's environment lacks something (a module, a file,
+    a GPU, a built C++ extension), not that the code's gradients are wrong."""
+    kinds = {error["type"], *error.get("bases", [])}
+    message = error["message"]
+    return bool(kinds & ENVIRONMENT_ERRORS) or any(m in message for m in ENVIRONMENT_MARKERS)
+
+
+def torch_error(error: dict) -> bool:
+    """torch raised it (not a `raise` statement of the project, not the environment)."""
+    return error.get("raised_by") in ("torch", "call") and not environment_failure(error)
+
+
+def _failure(run: dict, error: dict, context: str, *, guessed: bool) -> RuntimeFailure:
+    gradcheck = context.startswith("gradcheck")
+    kinds = {error["type"], *error.get("bases", [])}
+    return RuntimeFailure(
+        error["type"],
+        error["message"],
+        error["lines"],
+        context,
+        backward=run.get("phase") == "backward",
+        span=(run["line"], run["end_line"]) if gradcheck else None,
+        reportable="RuntimeError" in kinds
+        and not guessed
+        and not run.get("straight_through")
+        and torch_error(error),
+    )
+
+
 def _failures(outcome: dict) -> list[RuntimeFailure]:
+    """The torch errors of the runs (the guessed inputs' ones too), in run order."""
     found = []
     for run in outcome.get("runs", []):
         error = run.get("error")
-        if error and error["lines"]:
-            gradcheck = run["context"].startswith("gradcheck")
-            found.append(
-                RuntimeFailure(
-                    error["type"],
-                    error["message"],
-                    error["lines"],
-                    run["context"],
-                    backward=run.get("phase") == "backward",
-                    span=(run["line"], run["end_line"]) if gradcheck else None,
-                    reportable=error["torch"] and run.get("inputs_from") != "layer",
-                )
-            )
+        if error and error["lines"] and torch_error(error):
+            guessed = run.get("inputs_from") == "layer"
+            found.append(_failure(run, error, run["context"], guessed=guessed))
+        for other in run.get("guess_errors", []):
+            if other["error"]["lines"] and torch_error(other["error"]):
+                found.append(_failure(run, other["error"], other["context"], guessed=True))
     return found
 
 
@@ -400,15 +508,76 @@ def _structural_verdict(d: Diagnostic, run: dict, source_line: str, ran: bool) -
     return None
 
 
+# The shape of a code probe's answer: `key?` is optional, {str: bool} a mapping.
+_ERROR = {"type": str, "bases": [str], "message": str, "lines": [int], "raised_by": str}
+_RUN = {
+    "class": str,
+    "line": int,
+    "end_line": int,
+    "context?": str,
+    "error?": (_ERROR, None),
+    "guess_errors?": [{"error": _ERROR, "context": str}],
+    "grad_none?": [str],
+    "backward_methods?": {str: bool},
+    "unregistered?": [str],
+    "ran_backward?": bool,
+    "phase?": str,
+    "inputs_from?": str,
+    "straight_through?": bool,
+    "skipped?": str,
+}
+_DONE = {"outcome": str, "runs": [_RUN], "executed": [int], "serial?": int}
+
+
+def _fits(value, spec) -> bool:
+    if spec is None:
+        return value is None
+    if isinstance(spec, tuple):
+        return any(_fits(value, option) for option in spec)
+    if isinstance(spec, type):
+        return isinstance(value, spec) and not (spec is int and isinstance(value, bool))
+    if isinstance(spec, list):
+        return isinstance(value, list) and all(_fits(v, spec[0]) for v in value)
+    if not isinstance(value, dict):
+        return False
+    [(first, kind)] = spec.items() if len(spec) == 1 else [(None, None)]
+    if isinstance(first, type):
+        return all(_fits(k, first) and _fits(v, kind) for k, v in value.items())
+    keys = {k.rstrip("?"): k for k in spec}
+    required = {k for k in spec if not k.endswith("?")}
+    return (
+        set(value) <= set(keys)
+        and required <= set(value)
+        and all(_fits(v, spec[keys[k]]) for k, v in value.items())
+    )
+
+
+def malformed_answer(outcome, line_count: int) -> str | None:
+    """Why a code probe's answer cannot be trusted, or None: the wrong shape, or lines
+    that are not in the file (one file's probe speaks only about that file)."""
+    if not _fits(outcome, _DONE):
+        return "the probe's answer is malformed"
+    errors = [run["error"] for run in outcome["runs"] if run.get("error")]
+    errors += [e["error"] for run in outcome["runs"] for e in run.get("guess_errors", [])]
+    lines = [line for error in errors for line in error["lines"]] + outcome["executed"]
+    if any(not 0 < line <= line_count for line in lines):
+        return "the probe's answer names lines the file does not have"
+    return None
+
+
 def exec_verdicts(
     diagnostics: list[Diagnostic], outcome: dict, path: str, source: str
 ) -> tuple[dict[int, dict], list[RuntimeFailure]]:
     """Verdicts by index into `diagnostics` (those of `path`), and unexplained failures."""
-    if outcome["outcome"] != "done":
-        reason = outcome.get("reason") or f"importing the module raised {outcome.get('type')}"
+    lines = source.splitlines()
+    if isinstance(outcome, dict) and outcome.get("outcome") == "done":
+        problem = malformed_answer(outcome, len(lines))
+        if problem:
+            outcome = {"outcome": "malformed", "reason": problem}
+    if not isinstance(outcome, dict) or outcome.get("outcome") != "done":
+        reason = _not_done(outcome)
         return {i: verdict(INCONCLUSIVE, reason) for i, _ in enumerate(diagnostics)}, []
     spans = _function_spans(ast.parse(source))
-    lines = source.splitlines()
     failures = _failures(outcome)
     # A line that ran proves nothing if any run failed (the failure may hide its effect).
     failed = any(run.get("error") for run in outcome.get("runs", []))
@@ -438,3 +607,16 @@ def exec_verdicts(
     return verdicts, [
         f for f in failures if f.reportable and (f.lines[-1], f.message) not in explained
     ]
+
+
+def _not_done(outcome) -> str:
+    """Why a code probe ended without running the file's modules."""
+    if not isinstance(outcome, dict) or not isinstance(outcome.get("reason", ""), str):
+        return "the probe's answer is malformed"
+    if outcome.get("reason"):
+        return outcome["reason"]
+    if outcome.get("outcome") == "raised":
+        return (
+            f"the probe failed: {outcome.get('type')}: {_first_line(str(outcome.get('message')))}"
+        )
+    return "the probe's answer is malformed"

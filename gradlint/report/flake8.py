@@ -5,18 +5,26 @@ from __future__ import annotations
 
 from gradlint.diagnostic import Diagnostic
 
+# How each probe verdict reads: only a run of the user's own code "confirms".
+VERDICT_LABELS = {
+    "confirmed": "confirmed in your code",
+    "reproduced": "reproduced by the rule's example",
+}
+
 
 def probe_verdict(diagnostic: Diagnostic) -> str | None:
-    """`confirmed: <torch message>` when a runtime probe judged the finding, else None."""
+    """`confirmed in your code: <torch message>` when a runtime probe judged the finding,
+    else None."""
     probe = diagnostic.probe
     if not isinstance(probe, dict) or not probe.get("verdict"):
         return None
+    label = VERDICT_LABELS.get(probe["verdict"], str(probe["verdict"]))
     message = str(probe.get("message") or "").strip()
-    return f"{probe['verdict']}: {message}" if message else str(probe["verdict"])
+    return f"{label}: {message}" if message else label
 
 
 def probe_suffix(diagnostic: Diagnostic) -> str:
-    """` [confirmed: <torch message>]`, or nothing for an unprobed finding."""
+    """` [confirmed in your code: <torch message>]`, or nothing for an unprobed finding."""
     verdict = probe_verdict(diagnostic)
     return f" [{verdict}]" if verdict else ""
 

@@ -1,0 +1,427 @@
+"""Precision on real code: lint pinned releases of real PyTorch projects and check every
+finding against a reviewed verdict.
+
+    python benchmarks/corpora.py                      # download (once), lint, compare
+    python benchmarks/corpora.py --project timm -j 2  # one project
+    python benchmarks/corpora.py --offline            # lint only what is cached
+    python benchmarks/corpora.py --list               # every finding with its verdict
+
+Each project is a pinned wheel fetched with `pip download --no-deps` into the cache
+(default ~/.cache/gradlint-corpora, `--cache DIR`); only its `.py` files are unpacked.
+Nothing is installed, imported or run: wheels only, because `pip download` of an sdist
+builds its metadata, which runs the project's build code. gradlint runs as
+`python -m gradlint --format json` (the gradlint of this interpreter), one project at a
+time, so each gets its own time.
+
+Every finding is keyed by project, path inside the project, code, scope (the dotted name
+of the innermost enclosing class / function, "" at module level) and anchor (the stripped
+text of the finding's first source line), so moved lines keep their verdict, and looked up
+in `corpora_verdicts.toml` beside this script:
+
+    [[finding]]
+    project = "timm"
+    path = "timm/layers/layer_scale.py"
+    code = "GL104"
+    scope = "LayerScale.forward"
+    anchor = "return x.mul_(self.gamma) if self.inplace else x * self.gamma"
+    verdict = "false"            # "real" | "false" | "debatable"
+    reason = "in-place only when the caller passes inplace=True (torch's convention)"
+
+Exit 1 when a finding has no verdict (a TOML entry to review is printed for it) or a
+finding judged "false" is reported again; "real" verdicts no longer found are listed as
+lost recall. Exit 2 when nothing could be linted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on Python 3.10
+    import tomli as tomllib
+
+VERDICTS_FILE = Path(__file__).resolve().parent / "corpora_verdicts.toml"
+DEFAULT_CACHE = Path("~/.cache/gradlint-corpora").expanduser()
+VERDICTS = ("real", "false", "debatable")
+ENTRY_KEYS = ("project", "path", "code", "scope", "anchor", "verdict", "reason")
+OPTIONAL_KEYS = ("scope",)  # "" (module level) when absent
+Key = tuple[str, str, str, str, str]
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str  # the key used in the verdict file
+    requirement: str  # pinned `pip download` requirement
+    pip_args: tuple[str, ...] = ()
+
+    @property
+    def version(self) -> str:
+        return self.requirement.partition("==")[2]
+
+    @property
+    def wheel_prefix(self) -> str:
+        # Wheel file names normalise the distribution name: x-transformers -> x_transformers.
+        distribution = self.requirement.partition("==")[0].replace("-", "_")
+        return f"{distribution}-{self.version}-"
+
+
+# pytorch/examples, nanoGPT, minGPT and detectron2 are not published on PyPI.
+PROJECTS = (
+    Project("timm", "timm==1.0.31"),
+    Project("transformers", "transformers==5.23.0"),
+    Project("diffusers", "diffusers==0.42.1"),
+    # Only the .py files are read, so one platform's wheel serves every machine.
+    Project(
+        "torchvision",
+        "torchvision==0.29.1",
+        ("--only-binary=:all:", "--platform", "manylinux_2_28_x86_64", "--python-version", "3.11"),
+    ),
+    Project("lightning", "lightning==2.6.6"),
+    Project("x-transformers", "x-transformers==2.31.10"),
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    project: str
+    path: str  # relative to the project's unpacked tree, "/"-separated
+    line: int
+    column: int
+    code: str
+    message: str
+    scope: str
+    anchor: str
+
+    @property
+    def key(self) -> Key:
+        return (self.project, self.path, self.code, self.scope, self.anchor)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    project: str
+    path: str
+    code: str
+    scope: str
+    anchor: str
+    verdict: str
+    reason: str
+
+    @property
+    def key(self) -> Key:
+        return (self.project, self.path, self.code, self.scope, self.anchor)
+
+
+class VerdictFileError(Exception):
+    pass
+
+
+def load_verdicts(path: Path = VERDICTS_FILE) -> dict[Key, Verdict]:
+    """Read and validate the verdict file: every entry has all keys, a known verdict and
+    project, a reason, and no key is judged twice."""
+    with path.open("rb") as file:
+        data = tomllib.load(file)
+    unknown_tables = set(data) - {"finding"}
+    if unknown_tables:
+        raise VerdictFileError(f"{path}: unknown top-level keys {sorted(unknown_tables)}")
+    projects = {project.name for project in PROJECTS}
+    verdicts: dict[Key, Verdict] = {}
+    for number, entry in enumerate(data.get("finding", []), 1):
+        where = f"{path.name}: entry {number}"
+        entry = {"scope": "", **entry}
+        missing = [
+            key
+            for key in ENTRY_KEYS
+            if key not in OPTIONAL_KEYS and not str(entry.get(key, "")).strip()
+        ]
+        if missing:
+            raise VerdictFileError(f"{where} lacks {', '.join(missing)}")
+        extra = set(entry) - set(ENTRY_KEYS)
+        if extra:
+            raise VerdictFileError(f"{where} has unknown keys {sorted(extra)}")
+        if entry["verdict"] not in VERDICTS:
+            raise VerdictFileError(f"{where}: verdict {entry['verdict']!r} not in {VERDICTS}")
+        if entry["project"] not in projects:
+            raise VerdictFileError(f"{where}: unknown project {entry['project']!r}")
+        verdict = Verdict(**{key: entry[key] for key in ENTRY_KEYS})
+        if verdict.key in verdicts:
+            raise VerdictFileError(f"{where} judges {verdict.key} a second time")
+        verdicts[verdict.key] = verdict
+    return verdicts
+
+
+# --- download and unpack -------------------------------------------------------------
+
+
+def _cached_wheel(project: Project, wheels: Path) -> Path | None:
+    found = sorted(wheels.glob(project.wheel_prefix + "*.whl")) if wheels.is_dir() else []
+    return found[0] if found else None
+
+
+def fetch(project: Project, cache: Path, offline: bool) -> tuple[Path | None, str]:
+    """The project's unpacked source tree (downloading and unpacking it when needed) and a
+    note for the report."""
+    tree = cache / "src" / f"{project.name}-{project.version}"
+    if (tree / ".complete").exists():
+        return tree, "cached"
+    wheels = cache / "wheels"
+    wheel = _cached_wheel(project, wheels)
+    note = "cached wheel"
+    if wheel is None:
+        if offline:
+            return None, "not cached (offline)"
+        wheels.mkdir(parents=True, exist_ok=True)
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet"]
+        command += ["--dest", str(wheels), *project.pip_args, project.requirement]
+        done = subprocess.run(command, capture_output=True, text=True)
+        wheel = _cached_wheel(project, wheels)
+        if done.returncode != 0 or wheel is None:
+            reason = (done.stderr.strip().splitlines() or ["no wheel saved"])[-1]
+            return None, f"DOWNLOAD FAILED ({reason}); not cached, skipped"
+        note = "downloaded"
+    unpack(wheel, tree)
+    return tree, note
+
+
+def unpack(wheel: Path, tree: Path) -> None:
+    """Extract the wheel's .py files only (no binaries, nothing outside `tree`)."""
+    with zipfile.ZipFile(wheel) as archive:
+        for member in archive.namelist():
+            parts = Path(member).parts
+            if not member.endswith(".py") or ".." in parts or Path(member).is_absolute():
+                continue
+            target = tree.joinpath(*parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(archive.read(member))
+    (tree / ".complete").write_text(wheel.name + "\n")
+
+
+# --- lint ----------------------------------------------------------------------------
+
+
+def count_lines(tree: Path) -> tuple[int, int]:
+    files = lines = 0
+    for path in tree.rglob("*.py"):
+        files += 1
+        lines += path.read_bytes().count(b"\n")
+    return files, lines
+
+
+def lint(project: Project, tree: Path, jobs: int) -> tuple[list[Finding], float]:
+    """Run gradlint on the tree; findings keyed by path inside the tree, and seconds."""
+    with tempfile.TemporaryDirectory() as scratch:
+        # An empty configuration: no pyproject.toml above the cache can change the run.
+        config = Path(scratch) / "gradlint.toml"
+        config.write_text("")
+        report = Path(scratch) / "report.json"
+        command = [sys.executable, "-m", "gradlint", "--config", str(config)]
+        command += ["--format", "json", "--output", str(report), "--jobs", str(jobs), "."]
+        start = time.perf_counter()
+        done = subprocess.run(command, cwd=tree, capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+        if done.returncode not in (0, 1):
+            sys.stderr.write(f"gradlint exited {done.returncode} on {project.name}:\n")
+            sys.stderr.write(done.stderr)
+        if not report.exists():
+            raise SystemExit(f"gradlint wrote no report for {project.name}")
+        raw = json.loads(report.read_text())
+    return [_finding(project.name, tree, item) for item in raw], seconds
+
+
+def enclosing_scope(source: str, line: int) -> str:
+    """Dotted name of the classes / functions whose body holds `line`, outermost first."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ""
+    definitions = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    enclosing = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, definitions) and node.lineno <= line <= (node.end_lineno or 0)
+    ]
+    # Ranges that hold one line are nested: sorted by start, outermost comes first.
+    return ".".join(node.name for node in sorted(enclosing, key=lambda node: node.lineno))
+
+
+def _finding(project: str, tree: Path, item: dict) -> Finding:
+    path = Path(item["path"])
+    relative = path.relative_to(tree) if path.is_absolute() else path
+    source = (tree / relative).read_text(encoding="utf-8", errors="replace")
+    lines = source.splitlines()
+    line = item["line"]
+    anchor = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    return Finding(
+        project,
+        relative.as_posix().removeprefix("./"),
+        line,
+        item["column"],
+        item["code"],
+        item["message"],
+        enclosing_scope(source, line),
+        anchor,
+    )
+
+
+# --- compare and report --------------------------------------------------------------
+
+
+@dataclass
+class Comparison:
+    judged: list[tuple[Finding, Verdict]]
+    unreviewed: list[Finding]
+    lost: list[Verdict]  # "real" verdicts of linted projects no finding matched
+    gone: list[Verdict]  # "false"/"debatable" verdicts no finding matched any more
+
+    def count(self, verdict: str) -> int:
+        return sum(1 for _, judged in self.judged if judged.verdict == verdict)
+
+    @property
+    def false_findings(self) -> list[tuple[Finding, Verdict]]:
+        return [
+            (finding, verdict) for finding, verdict in self.judged if verdict.verdict == "false"
+        ]
+
+
+def compare(findings: list[Finding], verdicts: dict[Key, Verdict], linted: set[str]) -> Comparison:
+    judged, unreviewed, matched = [], [], set()
+    for finding in findings:
+        verdict = verdicts.get(finding.key)
+        if verdict is None:
+            unreviewed.append(finding)
+        else:
+            judged.append((finding, verdict))
+            matched.add(finding.key)
+    unmatched = [v for key, v in verdicts.items() if key not in matched and v.project in linted]
+    lost = [verdict for verdict in unmatched if verdict.verdict == "real"]
+    gone = [verdict for verdict in unmatched if verdict.verdict != "real"]
+    return Comparison(judged, unreviewed, lost, gone)
+
+
+def _toml_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def stub(finding: Finding) -> str:
+    """A verdict-file entry to fill in for an unreviewed finding."""
+    return "\n".join(
+        [
+            f"# {finding.path}:{finding.line}:{finding.column}: {finding.code} {finding.message}",
+            "[[finding]]",
+            f"project = {_toml_string(finding.project)}",
+            f"path = {_toml_string(finding.path)}",
+            f"code = {_toml_string(finding.code)}",
+            f"scope = {_toml_string(finding.scope)}",
+            f"anchor = {_toml_string(finding.anchor)}",
+            'verdict = ""  # real | false | debatable',
+            'reason = ""',
+        ]
+    )
+
+
+def summary_line(comparison: Comparison, total: int, lines: int, names: list[str]) -> str:
+    return (
+        f"{total} findings on {lines} lines of {'/'.join(names)}: "
+        f"{comparison.count('real')} real, {comparison.count('false')} false, "
+        f"{comparison.count('debatable')} debatable, {len(comparison.unreviewed)} unreviewed"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="download cache")
+    parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--project", action="append", choices=[p.name for p in PROJECTS])
+    parser.add_argument("--offline", action="store_true", help="never download")
+    parser.add_argument("--verdicts", type=Path, default=VERDICTS_FILE)
+    parser.add_argument("--list", action="store_true", help="print every finding")
+    args = parser.parse_args(argv)
+
+    try:
+        verdicts = load_verdicts(args.verdicts)
+    except (OSError, tomllib.TOMLDecodeError, VerdictFileError) as error:
+        print(f"cannot use the verdict file: {error}", file=sys.stderr)
+        return 2
+    selected = [p for p in PROJECTS if not args.project or p.name in args.project]
+    findings: list[Finding] = []
+    linted: list[str] = []
+    total_lines = 0
+    total_seconds = 0.0
+    print(f"{'project':<28} {'files':>6} {'lines':>9} {'findings':>8} {'seconds':>8}  source")
+    for project in selected:
+        tree, note = fetch(project, args.cache, args.offline)
+        label = f"{project.name}=={project.version}"
+        if tree is None:
+            print(f"{label:<28} {'':>6} {'':>9} {'':>8} {'':>8}  {note}")
+            continue
+        files, lines = count_lines(tree)
+        found, seconds = lint(project, tree, args.jobs)
+        findings += found
+        linted.append(project.name)
+        total_lines += lines
+        total_seconds += seconds
+        print(f"{label:<28} {files:>6} {lines:>9} {len(found):>8} {seconds:>8.1f}  {note}")
+    if not linted:
+        print("nothing linted: no project could be downloaded or found in the cache")
+        return 2
+    print(f"{'total':<28} {'':>6} {total_lines:>9} {len(findings):>8} {total_seconds:>8.1f}")
+
+    comparison = compare(findings, verdicts, set(linted))
+    by_finding = {id(finding): verdict.verdict for finding, verdict in comparison.judged}
+    print("\nper rule: findings (real / false / debatable / unreviewed)")
+    per_rule: dict[str, Counter] = defaultdict(Counter)
+    for finding in findings:
+        per_rule[finding.code][by_finding.get(id(finding), "unreviewed")] += 1
+    for code in sorted(per_rule):
+        counts = per_rule[code]
+        print(
+            f"  {code}  {sum(counts.values()):>4}  ({counts['real']} / {counts['false']} / "
+            f"{counts['debatable']} / {counts['unreviewed']})"
+        )
+
+    if args.list:
+        print("\nfindings:")
+        for finding in findings:
+            verdict = by_finding.get(id(finding), "UNREVIEWED")
+            print(f"  [{verdict}] {finding.project}/{finding.path}:{finding.line}: {finding.code}")
+    if comparison.false_findings:
+        print("\nFALSE findings reported again:")
+        for finding, verdict in comparison.false_findings:
+            print(f"  {finding.project}/{finding.path}:{finding.line}: {finding.code}")
+            print(f"      {finding.anchor}\n      judged false: {verdict.reason}")
+    if comparison.unreviewed:
+        print("\nUNREVIEWED findings (add a verdict to corpora_verdicts.toml):\n")
+        print("\n\n".join(stub(finding) for finding in comparison.unreviewed))
+    if comparison.lost:
+        print("\nlost recall: real bugs no longer found:")
+        for verdict in comparison.lost:
+            print(f"  {verdict.project}/{verdict.path}: {verdict.code}  {verdict.anchor}")
+    if comparison.gone:
+        print(f"\n{len(comparison.gone)} false/debatable verdicts no longer match a finding")
+
+    print("\n" + summary_line(comparison, len(findings), total_lines, linted))
+    failures = []
+    if comparison.unreviewed:
+        failures.append(f"{len(comparison.unreviewed)} findings have no verdict")
+    if comparison.false_findings:
+        failures.append(f"{len(comparison.false_findings)} findings judged false are back")
+    if failures:
+        print("FAIL: " + "; ".join(failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,275 @@
+"""`--probe` (definitions mode): only the definitions of the user's modules run, their
+`nn.Module` classes are built and run, and the verdicts say honestly what happened.
+One run (one worker) over every file below."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+
+import pytest
+
+from gradlint.diagnostic import Diagnostic, Severity, Witness
+from gradlint.probe import run_probes
+from gradlint.probe.exec_probe import definitions_only
+
+VIEW_MESSAGE = "view size is not compatible with input tensor's size and stride"
+FILES = {
+    "script.py": """
+        import torch
+        import torch.nn as nn
+
+        import helper_hang
+
+
+        class Head(nn.Module):
+            def __init__(self, features):
+                super().__init__()
+                self.linear = nn.Linear(features, 2)
+
+            def forward(self, x):
+                return self.linear(x.reshape(-1, 3))
+
+
+        head = Head(6)
+        for step in range(10**9):
+            out = head(torch.randn(2, 6))
+        """,
+    "helper_hang.py": """
+        import torch
+
+        SIZE = 6
+        while True:
+            pass
+        """,
+    "optional.py": """
+        import torch
+        import gradlint_absent_dependency
+
+
+        class Logged(torch.nn.Module):
+            def forward(self, x):
+                return x.view(-1)
+        """,
+    "ste.py": """
+        import torch
+
+
+        class SignSTE(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return torch.sign(x)
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                (x,) = ctx.saved_tensors
+                return grad_output * (x.abs() <= 1).to(grad_output.dtype)
+
+
+        class Binary(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = torch.nn.Linear(4, 4)
+
+            def forward(self, x):
+                return SignSTE.apply(self.linear(x))
+        """,
+    "cuda.py": """
+        import torch
+
+
+        class OnGpu(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = torch.nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.linear(x.cuda())
+        """,
+    "raises.py": """
+        import torch
+
+
+        class Strict(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = torch.nn.Linear(4, 4)
+
+            def forward(self, x):
+                raise RuntimeError("this module only runs under the launcher")
+        """,
+    "permute.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class Mixed(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv1d(4, 4, 1)
+                self.linear = nn.Linear(4, 2)
+
+            def forward(self, x):
+                if x.dim() == 3:
+                    x = self.conv(x).permute(0, 2, 1)
+                    return x.view(x.shape[0], -1)
+                return self.linear(x)
+        """,
+    "models.py": """
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self, features):
+                super().__init__()
+                self.linear = nn.Linear(features, 2)
+
+            def forward(self, x):
+                return self.linear(x.reshape(-1, 3))
+        """,
+    "train.py": """
+        import torch
+
+        import models
+
+        net = models.Net(6)
+        loss = net(torch.randn(2, 6)).sum()
+        """,
+    "logs.py": """
+        import logging
+
+        import torch
+
+        logger = logging.getLogger(__name__)
+
+
+        class Quiet(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = torch.nn.Linear(4, 4)
+
+            def forward(self, x):
+                logger.info("forward")
+                return self.linear(x)
+        """,
+}
+
+
+def _text(finding) -> str:
+    """A GL901's headline and detail: torch's message and how the probe got there."""
+    return f"{finding.message} {finding.detail}"
+
+
+def _line(name: str, text: str) -> int:
+    source = textwrap.dedent(FILES[name])
+    return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)
+
+
+def _finding(directory, name, text, code, witness=None):
+    line = _line(name, text)
+    return Diagnostic(
+        str(directory / name), line, 1, line, 2, code, "m", severity=Severity.ERROR, witness=witness
+    )
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("definitions")
+    sources = {}
+    for name, source in FILES.items():
+        (directory / name).write_text(textwrap.dedent(source))
+        sources[str(directory / name)] = textwrap.dedent(source)
+    findings = {
+        "reshape": _finding(directory, "script.py", "reshape", "GL403"),
+        "optional": _finding(directory, "optional.py", "view(-1)", "GL401"),
+        "view": _finding(
+            directory,
+            "permute.py",
+            "x.view(",
+            "GL401",
+            Witness("import torch\ntorch.ones(2, 3).t().view(-1)\n", VIEW_MESSAGE),
+        ),
+    }
+    began = time.monotonic()
+    result = run_probes(list(findings.values()), timeout=6.0, sources=sources)
+    return findings, result, directory, time.monotonic() - began
+
+
+def _gl901(run, name):
+    _, result, directory, _ = run
+    return [d for d in result if d.code == "GL901" and d.path == str(directory / name)]
+
+
+def test_module_level_code_never_runs(run):
+    """The training loop of script.py and the `while True` of the sibling it imports
+    would time out; only their definitions ran, and the class's bug is confirmed."""
+    findings, _, _, seconds = run
+    reshape = findings["reshape"].probe
+    assert reshape["verdict"] == "confirmed", reshape
+    assert reshape["message"].startswith("mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)")
+    assert seconds < 60
+
+
+def test_a_missing_dependency_is_inconclusive_and_named(run):
+    findings, _, _, _ = run
+    assert findings["optional"].probe == {
+        "verdict": "inconclusive",
+        "message": "could not import: No module named 'gradlint_absent_dependency'",
+    }
+    assert _gl901(run, "optional.py") == []
+
+
+def test_straight_through_estimators_are_no_gl901(run):
+    assert _gl901(run, "ste.py") == []
+
+
+def test_environment_failures_and_project_raises_are_no_gl901(run):
+    assert _gl901(run, "cuda.py") == []
+    assert _gl901(run, "raises.py") == []
+    assert _gl901(run, "logs.py") == []  # `logger` is module-level code: not run
+
+
+def test_an_error_met_on_a_guessed_input_still_confirms_its_finding(run):
+    """The Conv1d-shaped guess hits the view-after-permute error; the Linear-shaped one
+    runs clean. The error is one a finding predicts: it is kept and confirms it."""
+    findings, _, _, _ = run
+    assert findings["view"].probe["verdict"] == "confirmed"
+    assert findings["view"].probe["message"].startswith(VIEW_MESSAGE)
+    assert _gl901(run, "permute.py") == []
+
+
+def test_constructor_and_inputs_come_from_another_file_of_the_project(run):
+    [error] = _gl901(run, "models.py")
+    assert error.line == _line("models.py", "reshape")
+    assert "Net(6) on inputs torch.randn(2, 6)" in _text(error)
+    assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in _text(error)
+
+
+def test_definitions_only_keeps_definitions_and_guarded_imports():
+    source = textwrap.dedent(
+        """
+        import os
+        try:
+            import numpy as np
+        except ImportError:
+            np = None
+        SIZE = 4
+        NAMES = [n for n in os.listdir(".")]
+        print("training")
+        model = build()
+        if __name__ == "__main__":
+            main()
+        if SIZE > 2:
+            WIDE = True
+            run()
+        def f():
+            return SIZE
+        class C:
+            pass
+        """
+    )
+    namespace: dict = {}
+    exec(definitions_only(source, "<m>"), namespace)
+    assert {"os", "np", "SIZE", "WIDE", "f", "C"} <= set(namespace)
+    assert "NAMES" not in namespace and "model" not in namespace
