@@ -159,7 +159,9 @@ class FileFacts:
     def __init__(self, module: cst.Module, imports: ImportTable, index: ModuleIndex, scope: Scope):
         self.edits: list[InplaceEdit] = []
         self.data_writes: list[DataWrite] = []
-        self.called: set[cst.FunctionDef] = set()  # functions some call site reaches
+        # functions some call site reaches, and methods of classes built by other code of
+        # the file: their arguments come from callers the file shows
+        self.called: set[cst.FunctionDef] = set()
         Interpreter(module, imports, index, scope, self).run()
 
 
@@ -187,6 +189,7 @@ class Interpreter:
         self.calls = scan.by_body
         self.dirty = {node: frozenset(names) for node, names in scan.dirty.items()}
         self.freezes = scan.freezes
+        self.building_blocks = scan.built_inside
         self.differentiated = self._differentiated()
         self.call_modes: dict[cst.FunctionDef, list[bool | None]] = {}
         self.class_objects: dict[ClassInfo, Obj] = {}
@@ -258,6 +261,11 @@ class Interpreter:
         }
         self.facts.edits = [e for e in self.facts.edits if e.body.standalone not in off]
         self.facts.called = set(self.call_modes)
+        self.facts.called |= {  # built by other code of the file: its callers decide
+            node
+            for node, owner in self.functions.items()
+            if owner is not None and owner.name in self.building_blocks
+        }
 
     def _differentiated(self) -> set[cst.FunctionDef | None]:
         """Bodies whose results autograd differentiates: module forwards, bodies calling
@@ -1093,6 +1101,14 @@ class Interpreter:
         return env
 
     def _module_method(self, obj: Obj, name: str, args):
+        if name in ("add_module", "register_module") and len(args[0]) == 2:
+            label, module = args[0]
+            key = label.value if isinstance(label, Const) else None
+            if obj.kind == "torch.nn.Sequential":
+                key = str(sum(1 for k in obj.attrs if k.isdigit()))
+            if isinstance(key, str):
+                obj.attrs[key] = module
+            return None
         if obj.kind == "argparse.ArgumentParser":
             return _argparse(obj, name, args)
         if obj.kind in _CONTAINERS and name in ("append", "extend") and args[0]:
@@ -1658,6 +1674,7 @@ class _CallScan(cst.CSTVisitor):
         self.stack: list[cst.FunctionDef | None] = [None]
         self.dirty: dict[cst.FunctionDef, set[str]] = {}
         self.freezes = False  # something switches requires_grad off
+        self.built_inside: set[str] = set()  # classes called inside a function or method
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -1683,6 +1700,8 @@ class _CallScan(cst.CSTVisitor):
             calls.backward = True
         if last == "requires_grad_" and node.args and _is_false(node.args[0].value):
             self.freezes = True
+        if self.stack[-1] is not None and last[:1].isupper():
+            self.built_inside.add(last)
         if last == "mark_dirty" and self.stack[-1] is not None:
             marked = self.dirty.setdefault(self.stack[-1], set())
             marked.update(dotted(a.value) or "" for a in node.args)
