@@ -326,7 +326,7 @@ class Interpreter:
     def _run_init(self, init: cst.FunctionDef, obj: Obj, args) -> None:
         owner = self._owner_of(init)
         body = Body(init, None, False, None)
-        frame = Frame(body, owner, MAX_DEPTH)  # no calls inlined: only attributes matter
+        frame = Frame(body, owner, MAX_DEPTH - 1)  # helpers building layers, one level
         env = self._bind_call(init, owner, obj, args)
         self.stack.append(init)
         self._block(init.body.body, State(env, grad=True), frame)
@@ -582,7 +582,7 @@ class Interpreter:
         if isinstance(owner, Obj) and not owner.torch_layer:
             owner.attrs[target.attr.value] = value
         if isinstance(owner, Modules) and target.attr.value == "inplace" and _truth(value):
-            _force_inplace(owner.owner)
+            _force_inplace(owner.owner, frame.statement)
 
     def _bind_loop_target(self, target, source, state: State, frame: Frame) -> None:
         sources = _zip_arguments(source)
@@ -675,10 +675,13 @@ class Interpreter:
         if isinstance(expr, cst.Comparison):
             left = self.eval(expr.left, state, frame)
             rights = [self.eval(target.comparator, state, frame) for target in expr.comparisons]
-            if len(rights) == 1 and isinstance(expr.comparisons[0].operator, cst.Is | cst.IsNot):
+            operator = expr.comparisons[0].operator if len(rights) == 1 else None
+            if isinstance(operator, cst.Is | cst.IsNot):
                 same = _identical(left, rights[0])
                 if same is not None:
-                    return Const(same == isinstance(expr.comparisons[0].operator, cst.Is))
+                    return Const(same == isinstance(operator, cst.Is))
+            if isinstance(operator, cst.Equal | cst.NotEqual) and _literal(left, rights[0]):
+                return Const((left.value == rights[0].value) == isinstance(operator, cst.Equal))
             return None
         if isinstance(expr, cst.IfExp):
             return self._if_expression(expr, state, frame)
@@ -1198,6 +1201,7 @@ class Interpreter:
             if first_node is not None:
                 # a stage of a Sequential is reported where it is built, with inplace
                 at = layer.constructor if label is not None and layer.constructor else call
+                at = layer.inplace_at or at  # reported where the flag was switched on
                 form = f"{kind}(inplace=True)(t)"
                 edit = _Edit(at, first_node, form, first, proves_tensor=True, written=label)
                 self._edit(edit, state, frame)
@@ -1462,6 +1466,11 @@ def _views(base: Tensor, op: str) -> Seq:
     return Seq((view,), any_length=True)
 
 
+def _literal(*values) -> bool:
+    """Every value a known str, int or float (not a marker such as AN_INT)."""
+    return all(isinstance(v, Const) and type(v.value) in (str, int, float, bool) for v in values)
+
+
 def _identical(a, b) -> bool | None:
     """`a is b` where one side is None and the other is proven None or not."""
     for value, other in ((a, b), (b, a)):
@@ -1582,7 +1591,7 @@ def _inplace_flag(layer: Obj):
     return None
 
 
-def _force_inplace(obj: Obj | None, seen=None) -> None:
+def _force_inplace(obj: Obj | None, statement: cst.CSTNode | None, seen=None) -> None:
     if obj is None:
         return
     seen = seen if seen is not None else set()
@@ -1592,9 +1601,10 @@ def _force_inplace(obj: Obj | None, seen=None) -> None:
     facts = knowledge.layer(obj.kind)
     if facts is not None and facts.inplace_arg is not None:
         obj.attrs["inplace"] = Const(True)
+        obj.inplace_at = statement
     for value in obj.attrs.values():
         if isinstance(value, Obj):
-            _force_inplace(value, seen)
+            _force_inplace(value, statement, seen)
 
 
 def _constant_arithmetic(operator, a, b):

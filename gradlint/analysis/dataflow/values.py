@@ -110,6 +110,7 @@ class Obj:
     constructor: cst.Call | None = field(default=None, repr=False)
     attrs: dict[str, Value | None] = field(default_factory=dict)
     frozen: bool = False  # something set requires_grad off on it or on its parameters
+    inplace_at: cst.CSTNode | None = field(default=None, repr=False)  # `m.inplace = True`
     torch_layer: bool = False
     parameters: tuple[str, ...] = ()  # a torch layer's parameter attributes
     _parameter_storages: dict[str, int] = field(default_factory=dict)
