@@ -60,7 +60,7 @@ class InplaceChecker(Checker):
             return None
         value = edit.value
         written = edit.written or f"`{self.file.code_for(edit.target)}`"
-        if value.grad is Grad.LEAF:
+        if value.grad is Grad.LEAF or value.leaf_view:
             return self._leaf_finding(edit, written)
         if not (value.is_tensor or edit.proves_tensor) or edit.out_arg:
             return None

@@ -1,7 +1,22 @@
 """The dataflow interpreter: one pass per file computing the facts every rule reads."""
 
-from gradlint.analysis.dataflow.events import Body, DataWrite, InplaceEdit, Saver
+from gradlint.analysis.dataflow.events import (
+    Body,
+    DataWrite,
+    InplaceEdit,
+    RequiresGradChange,
+    Saver,
+)
 from gradlint.analysis.dataflow.interpreter import FileFacts
 from gradlint.analysis.dataflow.values import Grad, Tensor
 
-__all__ = ["Body", "DataWrite", "FileFacts", "Grad", "InplaceEdit", "Saver", "Tensor"]
+__all__ = [
+    "Body",
+    "DataWrite",
+    "FileFacts",
+    "Grad",
+    "InplaceEdit",
+    "RequiresGradChange",
+    "Saver",
+    "Tensor",
+]

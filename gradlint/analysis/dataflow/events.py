@@ -57,3 +57,15 @@ class DataWrite:
     node: cst.CSTNode
     name: str
     where: str  # "inside forward(), after the forward pass used it", ...
+
+
+@dataclass(eq=False)
+class RequiresGradChange:
+    """`t.requires_grad = flag` (`assigned`) or `t.requires_grad_(flag)` on `value`, as it
+    was before the change; `flag` None when only known at run time."""
+
+    node: cst.CSTNode
+    written: str
+    value: Tensor
+    flag: bool | None
+    assigned: bool

@@ -18,7 +18,13 @@ import libcst as cst
 from gradlint.analysis import knowledge
 from gradlint.analysis import torch_ops as ops
 from gradlint.analysis.context import ClassInfo, ClassKind, ModuleIndex, Scope
-from gradlint.analysis.dataflow.events import Body, DataWrite, InplaceEdit, Saver
+from gradlint.analysis.dataflow.events import (
+    Body,
+    DataWrite,
+    InplaceEdit,
+    RequiresGradChange,
+    Saver,
+)
 from gradlint.analysis.dataflow.values import (
     ClassRef,
     Const,
@@ -159,6 +165,7 @@ class FileFacts:
     def __init__(self, module: cst.Module, imports: ImportTable, index: ModuleIndex, scope: Scope):
         self.edits: list[InplaceEdit] = []
         self.data_writes: list[DataWrite] = []
+        self.requires_grad_changes: list[RequiresGradChange] = []
         # functions some call site reaches, and methods of classes built by other code of
         # the file: their arguments come from callers the file shows
         self.called: set[cst.FunctionDef] = set()
@@ -521,7 +528,7 @@ class Interpreter:
             elif isinstance(target, cst.Attribute) and target.attr.value == "data":
                 self._data_write(node, target.value, state, frame)
             elif isinstance(target, cst.Attribute) and target.attr.value == "requires_grad":
-                self._set_requires_grad(target.value, _truth(value), state, frame)
+                self._set_requires_grad(target, _truth(value), state, frame)
             else:
                 self._bind(target, value, state, frame, node.value)
 
@@ -600,9 +607,13 @@ class Interpreter:
             return
         self._bind(target, _element(value, self.freezes), state, frame)
 
-    def _set_requires_grad(self, expr, flag: bool | None, state: State, frame: Frame) -> None:
+    def _set_requires_grad(self, target, flag: bool | None, state: State, frame: Frame) -> None:
+        expr = target.value
         value = self.eval(expr, state, frame)
         name = dotted(expr)
+        if isinstance(value, Tensor):
+            change = RequiresGradChange(target, self.module.code_for_node(expr), value, flag, True)
+            self.facts.requires_grad_changes.append(change)
         if isinstance(value, Tensor) and name is not None:
             if flag is True and value.grad in (Grad.OFF, Grad.LEAF):
                 grad = Grad.LEAF
@@ -1263,6 +1274,9 @@ class Interpreter:
         if method == "requires_grad_":
             flag = _truth(positional[0]) if positional else True
             if isinstance(receiver, Tensor):
+                written = self.module.code_for_node(func.value)
+                change = RequiresGradChange(call, written, receiver, flag, False)
+                self.facts.requires_grad_changes.append(change)
                 leaf = flag is True and receiver.grad in (Grad.OFF, Grad.LEAF)
                 grad = Grad.LEAF if leaf else Grad.UNKNOWN
                 result = replace(receiver, grad=grad, buffer=False, described="leaf tensor")

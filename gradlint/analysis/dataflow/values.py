@@ -44,6 +44,7 @@ class Tensor:
     storage: int
     grad: Grad = Grad.UNKNOWN
     view: bool = False  # a view of the storage's base, not the base itself
+    leaf_view: bool = False  # a view of a leaf that requires grad (a non-leaf itself)
     multi_view: str | None = None  # one of several views chunk/split/unbind returned
     is_tensor: bool = False  # proven to be a tensor (not a Python number)
     buffer: bool = False  # allocated to be filled (`torch.zeros(...)`, `empty_like`, ...)
@@ -65,7 +66,13 @@ class Tensor:
         return self.grad
 
     def as_view(self, grad: Grad | None = None) -> Tensor:
-        return replace(self, view=True, buffer=False, grad=self.grad if grad is None else grad)
+        """A view of this tensor: a view of a leaf requiring grad has a grad_fn (a non-leaf)
+        but an in-place edit of it is still an edit of the leaf."""
+        if grad is not None:
+            return replace(self, view=True, buffer=False, grad=grad, leaf_view=False)
+        of_leaf = self.grad is Grad.LEAF or self.leaf_view
+        grad = Grad.ON if of_leaf else self.grad
+        return replace(self, view=True, buffer=False, grad=grad, leaf_view=of_leaf)
 
 
 @dataclass(frozen=True)
@@ -161,7 +168,13 @@ def join(a: Value | None, b: Value | None) -> Value | None:
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         grad = a.grad if a.grad is b.grad else Grad.UNKNOWN
         if a.storage == b.storage:
-            return replace(a, grad=grad, view=a.view or b.view, buffer=a.buffer and b.buffer)
+            return replace(
+                a,
+                grad=grad,
+                view=a.view or b.view,
+                buffer=a.buffer and b.buffer,
+                leaf_view=a.leaf_view and b.leaf_view,
+            )
         return Tensor(new_storage(), grad, is_tensor=a.is_tensor and b.is_tensor)
     if isinstance(a, Obj) and isinstance(b, Obj) and a.kind == b.kind:
         return a
