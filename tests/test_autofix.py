@@ -222,8 +222,8 @@ def test_manual_update_fix_imports_torch_when_the_file_lacks_the_name():
     outcome = fix_source("m.py", source.encode(), Config(), unsafe=True)
     assert outcome.text == (
         '"""Train."""\n'
-        "import torch.nn.functional as F\n"
-        "import torch\n\n\n"
+        "import torch\n"
+        "import torch.nn.functional as F\n\n\n"
         "def sgd(model, data, lr=0.1):\n"
         "    for x, y in data:\n"
         "        model.zero_grad()\n"
@@ -256,3 +256,26 @@ def test_every_corpus_file_fixes_to_parsable_idempotent_code_without_the_fixed_f
         again = fix_source(str(path), outcome.text.encode(), Config(), unsafe=True)
         assert (again.text, again.fixed) == (outcome.text, []), path
     assert fixed_files >= 15
+
+
+def test_readme_example_and_seed_examples_fix_to_clean_idempotent_code(tmp_path, capsys):
+    import re
+    import shutil
+
+    from test_readme_example import example_section
+
+    before, after = re.findall(r"```python\n(.*?)```", example_section(), re.DOTALL)
+    outcome = fix_source("train.py", before.encode(), Config(), unsafe=True)
+    assert outcome.diagnostics == []
+    assert "import torch\nimport torch.nn.functional as F\n" in outcome.text
+    assert "            with torch.no_grad():\n                p -= lr * p.grad" in outcome.text
+    assert "        opt.zero_grad()\n        F.mse_loss" in outcome.text
+
+    examples = tmp_path / "examples"
+    shutil.copytree(Path(__file__).parent.parent / "examples", examples)
+    assert main(["--diff", "--unsafe-fixes", str(examples)]) == 1
+    assert main(["--fix", "--unsafe-fixes", str(examples)]) == 1  # GL101/GL303/GL403 stay
+    assert main(["--diff", "--unsafe-fixes", str(examples)]) == 0
+    capsys.readouterr()
+    for path in examples.glob("*.py"):
+        assert not isinstance(parse(str(path), path.read_bytes()), Diagnostic)
