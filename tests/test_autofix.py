@@ -243,7 +243,10 @@ def test_every_corpus_file_fixes_to_parsable_idempotent_code_without_the_fixed_f
     fixed_files = 0
     for path in CORPUS:
         source = path.read_bytes()
-        before = Counter(d.code for d in lint_source(str(path), source).diagnostics)
+        found = lint_source(str(path), source).diagnostics
+        if not any(d.fix for d in found):
+            continue
+        before = Counter(d.code for d in found)
         outcome = fix_source(str(path), source, Config(), unsafe=True)
         if not outcome.fixed:
             continue
@@ -279,3 +282,13 @@ def test_readme_example_and_seed_examples_fix_to_clean_idempotent_code(tmp_path,
     capsys.readouterr()
     for path in examples.glob("*.py"):
         assert not isinstance(parse(str(path), path.read_bytes()), Diagnostic)
+
+
+def test_crlf_line_endings_are_kept():
+    source = (
+        "import torch\r\n\r\nw = torch.randn(3, requires_grad=True)\r\n"
+        "for _ in range(3):\r\n    (w * 2).sum().backward()\r\n    w -= 0.1 * w.grad\r\n"
+    )
+    outcome = fix_source("m.py", source.encode(), Config(), unsafe=True)
+    assert outcome.text.endswith("    with torch.no_grad():\r\n        w -= 0.1 * w.grad\r\n")
+    assert outcome.text.count("\n") == outcome.text.count("\r\n") == 7
