@@ -1,5 +1,5 @@
 # source: https://github.com/TencentYoutuResearch/PersonReID-NAFS/issues/18
-# expect: shape '[-1, 2, 12]' is invalid for input of size 60
+# expect: shape '[-1, 2, 12]' is invalid for input of size 84
 # buggy-line: 18
 import torch
 import torch.nn as nn
