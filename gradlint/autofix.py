@@ -146,11 +146,13 @@ def encode_like(outcome: FixOutcome, source: bytes) -> bytes:
 
 
 def unified_diff(outcome: FixOutcome) -> str:
+    path = outcome.path
+    relative = not os.path.isabs(path)
     diff = difflib.unified_diff(
         outcome.original.splitlines(keepends=True),
         outcome.text.splitlines(keepends=True),
-        fromfile=f"a/{outcome.path}",
-        tofile=f"b/{outcome.path}",
+        fromfile=f"a/{path}" if relative else path,  # `patch -p1` applies a relative one
+        tofile=f"b/{path}" if relative else path,
     )
     lines = [
         line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"

@@ -213,7 +213,14 @@ def _probe(diagnostics, mode: str, config: Config, sources: dict[str, str]):
 
     if mode == "exec":
         print(EXEC_WARNING, file=sys.stderr)
-    return run_probes(diagnostics, mode=mode, timeout=config.probe_timeout, sources=sources)
+    found = run_probes(diagnostics, mode=mode, timeout=config.probe_timeout, sources=sources)
+    # GL901 findings the probe adds obey `select`, `ignore` and `per-file-ignores` too.
+    return [
+        d
+        for d in found
+        if d.code != "GL901"
+        or (config.is_selected(d.code) and not d.code.startswith(config.ignored_in(d.path)))
+    ]
 
 
 def _write(text: str, output: str | None) -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from gradlint.analysis.names import dotted
 from gradlint.diagnostic import Applicability, Edit, Fix
 
 if TYPE_CHECKING:
@@ -142,11 +143,20 @@ def _edit_start(edit: Edit) -> tuple[int, int]:
 
 
 def import_torch(file: FileContext) -> Edit | None:
-    """`import torch` after the file's imports when the name `torch` is not the module
-    torch yet (`import torch.nn as nn` alone does not bind it); None when it is."""
+    """`import torch` when the name `torch` is not the module torch yet (`import
+    torch.nn as nn` alone does not bind it): before the first `import torch.…` of the
+    file's opening imports, where isort puts it, else after them; None when bound."""
     if file.imports.resolve(cst.Name("torch")) == "torch":
         return None
     after = _opening_run(file.module)
+    opening = file.module.body[: after + 1] if after is not None else []
+    for statement in opening:
+        small = statement.body[0]
+        if isinstance(small, cst.Import) and (dotted(small.names[0].name) or "").startswith(
+            "torch."
+        ):
+            line = file.position(statement).start.line
+            return Edit(line, 1, line, 1, "import torch" + file.module.default_newline)
     if after is None:
         start = file.position(file.module.body[0]).start if file.module.body else None
         line = start.line if start is not None else len(_layout(file).line_starts)
@@ -217,3 +227,33 @@ def wrap_in_no_grad(file: FileContext, small: cst.CSTNode, description: str) -> 
         leading_lines=line.leading_lines,
     )
     return replace(file, line, wrapped, description, unsafe=True, also=[import_edit])
+
+
+def statements_before(file: FileContext, statement: cst.BaseStatement) -> list[cst.CSTNode]:
+    """The statements before `statement` in the block holding it, nearest last."""
+    from gradlint.analysis.walk import iter_nodes
+
+    layout = _layout(file)
+    if any(s is statement for s in file.module.body):
+        block = file.module.body
+    else:
+        start = file.position(statement).start
+        top = file.module.body[layout.statement_at(layout.offset(start.line, start.column))]
+        block = next(
+            (
+                node.body
+                for node in iter_nodes(top)
+                if isinstance(node, cst.IndentedBlock) and any(s is statement for s in node.body)
+            ),
+            (),
+        )
+    for index, candidate in enumerate(block):
+        if candidate is statement:
+            return list(block[:index])
+    return []
+
+
+def delete_line(file: FileContext, line: cst.SimpleStatementLine) -> Edit:
+    """Remove a line statement (its own lines; the comments above it stay)."""
+    span = file.position(line)
+    return Edit(span.start.line, 1, span.end.line + 1, 1, "")

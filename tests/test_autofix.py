@@ -222,8 +222,8 @@ def test_manual_update_fix_imports_torch_when_the_file_lacks_the_name():
     outcome = fix_source("m.py", source.encode(), Config(), unsafe=True)
     assert outcome.text == (
         '"""Train."""\n'
-        "import torch.nn.functional as F\n"
-        "import torch\n\n\n"
+        "import torch\n"
+        "import torch.nn.functional as F\n\n\n"
         "def sgd(model, data, lr=0.1):\n"
         "    for x, y in data:\n"
         "        model.zero_grad()\n"
@@ -243,7 +243,10 @@ def test_every_corpus_file_fixes_to_parsable_idempotent_code_without_the_fixed_f
     fixed_files = 0
     for path in CORPUS:
         source = path.read_bytes()
-        before = Counter(d.code for d in lint_source(str(path), source).diagnostics)
+        found = lint_source(str(path), source).diagnostics
+        if not any(d.fix for d in found):
+            continue
+        before = Counter(d.code for d in found)
         outcome = fix_source(str(path), source, Config(), unsafe=True)
         if not outcome.fixed:
             continue
@@ -256,3 +259,36 @@ def test_every_corpus_file_fixes_to_parsable_idempotent_code_without_the_fixed_f
         again = fix_source(str(path), outcome.text.encode(), Config(), unsafe=True)
         assert (again.text, again.fixed) == (outcome.text, []), path
     assert fixed_files >= 15
+
+
+def test_readme_example_and_seed_examples_fix_to_clean_idempotent_code(tmp_path, capsys):
+    import re
+    import shutil
+
+    from test_readme_example import example_section
+
+    before, after = re.findall(r"```python\n(.*?)```", example_section(), re.DOTALL)
+    outcome = fix_source("train.py", before.encode(), Config(), unsafe=True)
+    assert outcome.diagnostics == []
+    assert "import torch\nimport torch.nn.functional as F\n" in outcome.text
+    assert "            with torch.no_grad():\n                p -= lr * p.grad" in outcome.text
+    assert "        opt.zero_grad()\n        F.mse_loss" in outcome.text
+
+    examples = tmp_path / "examples"
+    shutil.copytree(Path(__file__).parent.parent / "examples", examples)
+    assert main(["--diff", "--unsafe-fixes", str(examples)]) == 1
+    assert main(["--fix", "--unsafe-fixes", str(examples)]) == 1  # GL101/GL303/GL403 stay
+    assert main(["--diff", "--unsafe-fixes", str(examples)]) == 0
+    capsys.readouterr()
+    for path in examples.glob("*.py"):
+        assert not isinstance(parse(str(path), path.read_bytes()), Diagnostic)
+
+
+def test_crlf_line_endings_are_kept():
+    source = (
+        "import torch\r\n\r\nw = torch.randn(3, requires_grad=True)\r\n"
+        "for _ in range(3):\r\n    (w * 2).sum().backward()\r\n    w -= 0.1 * w.grad\r\n"
+    )
+    outcome = fix_source("m.py", source.encode(), Config(), unsafe=True)
+    assert outcome.text.endswith("    with torch.no_grad():\r\n        w -= 0.1 * w.grad\r\n")
+    assert outcome.text.count("\n") == outcome.text.count("\r\n") == 7

@@ -186,6 +186,18 @@ def test_a_projects_config_may_ask_for_witness_probes(project, capsys, monkeypat
     assert calls == ["witness"] and "note" not in err
 
 
+def test_gl901_obeys_select_and_ignore(project, capsys, monkeypatch):
+    from gradlint.diagnostic import Diagnostic
+
+    def fake_run_probes(diagnostics, **_):
+        return [*diagnostics, Diagnostic("bad.py", 6, 1, 6, 1, "GL901", "torch raised")]
+
+    monkeypatch.setattr(gradlint.probe, "run_probes", fake_run_probes)
+    assert "GL901" in _run(capsys, "--probe", "bad.py")[1]
+    assert "GL901" not in _run(capsys, "--probe", "bad.py", *ONLY)[1]
+    assert "GL901" not in _run(capsys, "--probe", "bad.py", "--ignore", "GL9")[1]
+
+
 def test_probe_without_torch_exits_2(project, capsys, monkeypatch):
     def unavailable(*args, **kwargs):
         raise gradlint.probe.ProbeUnavailable("torch is not installed: install gradlint[runtime]")

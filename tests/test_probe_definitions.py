@@ -136,6 +136,39 @@ FILES = {
         net = models.Net(6)
         loss = net(torch.randn(2, 6)).sum()
         """,
+    "blocks.py": """
+        import torch.nn as nn
+
+
+        class Block(nn.Module):
+            def __init__(self, channels):
+                super().__init__()
+                self.relu = nn.ReLU(inplace=True)
+                self.conv = nn.Conv2d(channels, channels, 1)
+
+            def forward(self, x):
+                x = self.relu(x)
+                return self.conv(x)
+
+
+        class Clean(nn.Module):
+            def __init__(self, channels):
+                super().__init__()
+                self.conv = nn.Conv2d(channels, channels, 1)
+
+            def forward(self, x):
+                x = self.conv(x)
+                return x.relu_()
+
+
+        class Unit(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Sequential(nn.Conv2d(4, 4, 1), Block(4), Clean(4))
+
+            def forward(self, x):
+                return self.body(x)
+        """,
     "logs.py": """
         import logging
 
@@ -183,6 +216,8 @@ def run(tmp_path_factory):
     findings = {
         "reshape": _finding(directory, "script.py", "reshape", "GL403"),
         "optional": _finding(directory, "optional.py", "view(-1)", "GL401"),
+        "edits input": _finding(directory, "blocks.py", "x = self.relu(x)", "GL104"),
+        "edits its own": _finding(directory, "blocks.py", "x.relu_()", "GL104"),
         "view": _finding(
             directory,
             "permute.py",
@@ -237,6 +272,16 @@ def test_an_error_met_on_a_guessed_input_still_confirms_its_finding(run):
     assert findings["view"].probe["verdict"] == "confirmed"
     assert findings["view"].probe["message"].startswith(VIEW_MESSAGE)
     assert _gl901(run, "permute.py") == []
+
+
+def test_a_forward_that_edits_its_input_confirms_gl104(run):
+    """The probe sees Block's input change during Block's forward (a hook on each of the
+    file's modules, in its own run and in Unit's). Clean edits only its own tensor."""
+    findings, _, _, _ = run
+    edits = findings["edits input"].probe
+    assert edits["verdict"] == "confirmed", edits
+    assert edits["message"].startswith("`Block.forward` changed the tensor it was given")
+    assert findings["edits its own"].probe["verdict"] != "confirmed"
 
 
 def test_constructor_and_inputs_come_from_another_file_of_the_project(run):

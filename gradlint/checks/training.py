@@ -25,8 +25,9 @@ from gradlint.analysis.torch_ops import (
     GRAPH_CUT_FUNCTIONS,
     GRAPH_CUT_METHODS,
 )
+from gradlint.analysis.walk import iter_nodes
 from gradlint.checks.flow import FactsCollector, sub_expressions
-from gradlint.diagnostic import Fix, Witness
+from gradlint.diagnostic import Edit, Fix, Witness
 
 _FRESH = GRAPH_CUT_FUNCTIONS.keys() | {f"torch.{name}" for name in FRESH_TENSOR_FACTORIES}
 _OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(_|$|[a-z]$|\d)|optimi[sz]er")
@@ -96,6 +97,10 @@ def _names_grad(target: cst.BaseExpression) -> bool:
     if isinstance(target, cst.Tuple):
         return any(_names_grad(e.value) for e in target.elements)
     return isinstance(target, cst.Attribute) and target.attr.value == "grad"
+
+
+# What a statement between a `zero_grad()` and the loop may not touch for the call to move.
+_GRADIENT_ATTRIBUTES = frozenset({"grad", "backward", "step", "zero_grad"})
 
 
 class TrainingLoopChecker(FactsCollector):
@@ -447,8 +452,8 @@ class _Replay:
                 )
 
     def _zero_grad_fix(self, loop: cst.CSTNode, optimizer: str) -> Fix | None:
-        """`<optimizer>.zero_grad()` as the loop's first statement: unsafe, a loop meant to
-        accumulate gradients over iterations stops doing so."""
+        """`<optimizer>.zero_grad()` moved to (or put as) the loop's first statement:
+        unsafe, a loop meant to accumulate gradients over iterations stops doing so."""
         body = getattr(loop, "body", None)
         if not isinstance(loop, cst.For | cst.While) or not isinstance(body, cst.IndentedBlock):
             return None
@@ -456,15 +461,35 @@ class _Replay:
             call = cst.parse_statement(f"{optimizer}.zero_grad()\n")
         except cst.ParserSyntaxError:
             return None
+        file = self.checker.file
         first, *rest = body.body
         fixed = body.with_changes(body=[call, first, *rest])
         return fixes.replace(
-            self.checker.file,
+            file,
             body,
             fixed,
             f"call {optimizer}.zero_grad() in each iteration",
             unsafe=True,
+            also=[self._earlier_zero_grad(loop, file.code_for(call).strip())],
         )
+
+    def _earlier_zero_grad(self, loop: cst.CSTNode, written: str) -> Edit | None:
+        """Deleting the same `zero_grad()` call just before the loop, when nothing between
+        it and the loop touches gradients: the call moves into the loop."""
+        file = self.checker.file
+        for statement in reversed(fixes.statements_before(file, loop)):
+            if (
+                isinstance(statement, cst.SimpleStatementLine)
+                and len(statement.body) == 1
+                and file.code_for(statement.body[0]).strip() == written
+            ):
+                return fixes.delete_line(file, statement)
+            if any(
+                isinstance(node, cst.Attribute) and node.attr.value in _GRADIENT_ATTRIBUTES
+                for node in iter_nodes(statement)
+            ):
+                return None
+        return None
 
     # -- GL504 ------------------------------------------------------------------
 

@@ -323,11 +323,41 @@ class _BackwardSpy:
             setattr(self.cls, name, original)
 
 
+class _InputWatch:
+    """Forward hooks on the file's own modules inside `instance`: the classes whose
+    `forward` changed a tensor it was given (its `_version` moved: an in-place edit)."""
+
+    def __init__(self, torch, instance, module_name: str) -> None:
+        self.torch, self.modified, self.handles = torch, set(), []
+        self.modules = [m for m in instance.modules() if type(m).__module__ == module_name]
+
+    def _before(self, module, args):
+        module._gradlint_versions = [
+            (a, a._version) for a in args if isinstance(a, self.torch.Tensor)
+        ]
+
+    def _after(self, module, args, output):
+        versions = getattr(module, "_gradlint_versions", [])
+        if any(tensor._version != version for tensor, version in versions):
+            self.modified.add(type(module).__name__)
+
+    def __enter__(self) -> _InputWatch:
+        for module in self.modules:
+            self.handles.append(module.register_forward_pre_hook(self._before))
+            self.handles.append(module.register_forward_hook(self._after))
+        return self
+
+    def __exit__(self, *_) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+
 def _run(torch, instance, inputs: list[str], path: str, tracer: LineTracer) -> dict:
     """Forward + `sum().backward()` on one input list."""
     spy = _BackwardSpy(type(instance))
+    watch = _InputWatch(torch, instance, type(instance).__module__)
     result = {"ran_backward": False, "error": None}
-    with warnings.catch_warnings(record=True) as caught, spy:
+    with warnings.catch_warnings(record=True) as caught, spy, watch:
         warnings.simplefilter("always")
         try:
             with torch.autograd.detect_anomaly(check_nan=False), tracer:
@@ -344,6 +374,7 @@ def _run(torch, instance, inputs: list[str], path: str, tracer: LineTracer) -> d
             result["error"] = _error(error, lines)
             result["phase"] = "backward" if spy.listening else "forward"
     result["backward_methods"] = spy.called
+    result["modified_input"] = sorted(watch.modified)
     result["grad_none"] = [
         n for n, p in instance.named_parameters() if p.requires_grad and p.grad is None
     ]

@@ -46,6 +46,9 @@ _MESSAGE_LIMIT = 300
 # Rule families predicting that gradients stop flowing: parameters without `.grad` after
 # the code probe's backward confirm them.
 GRAPH_CUT_RULES = ("GL2",)
+# Rules predicting that a module's forward edits the tensor it was given: a forward whose
+# input's version moved during the code probe confirms them.
+INPUT_MUTATION_RULES = ("GL104",)
 
 
 def verdict(kind: str, message: str) -> dict:
@@ -437,7 +440,8 @@ def _failures(outcome: dict) -> list[RuntimeFailure]:
     for run in outcome.get("runs", []):
         error = run.get("error")
         if error and error["lines"] and torch_error(error):
-            guessed = run.get("inputs_from") == "layer"
+            # tensors the file binds but does not pass to the module are guesses too
+            guessed = run.get("inputs_from") in ("layer", "file")
             found.append(_failure(run, error, run["context"], guessed=guessed))
         for other in run.get("guess_errors", []):
             if other["error"]["lines"] and torch_error(other["error"]):
@@ -481,6 +485,23 @@ def _class_run(outcome: dict, line: int) -> dict | None:
     return None
 
 
+def _mutated_input(d: Diagnostic, outcome: dict, classes: dict) -> dict | None:
+    """GL104-like findings in a class whose forward changed its input in some run (its
+    own, or one of a module that contains it)."""
+    if not d.code.startswith(INPUT_MUTATION_RULES):
+        return None
+    for run in outcome["runs"]:
+        for name in run.get("modified_input", []):
+            start, end = classes.get(name, (0, -1))
+            if start <= d.line <= end:
+                return verdict(
+                    CONFIRMED,
+                    f"`{name}.forward` changed the tensor it was given in place "
+                    f"(code probe: {run.get('context', '')})",
+                )
+    return None
+
+
 def _structural_verdict(d: Diagnostic, run: dict, source_line: str, ran: bool) -> dict | None:
     """Verdicts that need no exception: an ignored `backward`, unregistered tensors,
     parameters a graph-cutting line (`ran`) left without gradient."""
@@ -520,6 +541,7 @@ _RUN = {
     "grad_none?": [str],
     "backward_methods?": {str: bool},
     "unregistered?": [str],
+    "modified_input?": [str],
     "ran_backward?": bool,
     "phase?": str,
     "inputs_from?": str,
@@ -577,7 +599,13 @@ def exec_verdicts(
     if not isinstance(outcome, dict) or outcome.get("outcome") != "done":
         reason = _not_done(outcome)
         return {i: verdict(INCONCLUSIVE, reason) for i, _ in enumerate(diagnostics)}, []
-    spans = _function_spans(ast.parse(source))
+    tree = ast.parse(source)
+    spans = _function_spans(tree)
+    classes = {
+        n.name: (n.lineno, n.end_lineno or n.lineno)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.ClassDef)
+    }
     failures = _failures(outcome)
     # A line that ran proves nothing if any run failed (the failure may hide its effect).
     failed = any(run.get("error") for run in outcome.get("runs", []))
@@ -589,6 +617,10 @@ def exec_verdicts(
         if proofs:
             explained.update((f.lines[-1], f.message) for f in proofs)
             verdicts[i] = verdict(CONFIRMED, proofs[0].message)
+            continue
+        mutated = _mutated_input(d, outcome, classes)
+        if mutated:
+            verdicts[i] = mutated
             continue
         run = _class_run(outcome, d.line)
         source_line = lines[d.line - 1] if 0 < d.line <= len(lines) else ""

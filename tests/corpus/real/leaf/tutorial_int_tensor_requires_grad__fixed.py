@@ -1,0 +1,28 @@
+# source: https://github.com/yunjey/pytorch-tutorial/pull/128
+# expect: clean
+import torch
+import torch.nn as nn
+
+# ================================================================== #
+#                         1. Basic autograd example 1                #
+# ================================================================== #
+x = torch.tensor(1.0, requires_grad=True)
+w = torch.tensor(2.0, requires_grad=True)
+b = torch.tensor(3.0, requires_grad=True)
+y = w * x + b
+y.backward()
+print(x.grad)
+print(w.grad)
+print(b.grad)
+
+# ================================================================== #
+#                         2. Basic autograd example 2                #
+# ================================================================== #
+x = torch.randn(10, 3)
+y = torch.randn(10, 2)
+linear = nn.Linear(3, 2)
+criterion = nn.MSELoss()
+optimizer = torch.optim.SGD(linear.parameters(), lr=0.01)
+loss = criterion(linear(x), y)
+loss.backward()
+optimizer.step()
