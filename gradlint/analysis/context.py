@@ -190,8 +190,10 @@ class Scope:
         if qualified in _ENABLE_GRAD:
             return True
         if qualified in _SET_GRAD and call is not None and call.args:
-            value = _literal_bool(call.args[0].value)
-            return value if value is not None else False  # unknown mode: treat as off
+            # a flag only known at run time (`set_grad_enabled(train)`) is no proof of
+            # either mode: the code keeps the mode around it (the dataflow tracks it as
+            # unknown); treating it as off would call a training step's graph cut
+            return _literal_bool(call.args[0].value)
         if qualified in self.extra_no_grad:
             return False
         return None

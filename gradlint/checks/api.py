@@ -15,6 +15,7 @@ from gradlint.analysis.torch_ops import (
     REQUIRES_GRAD_KEYWORD_FUNCTIONS,
     REQUIRES_GRAD_KEYWORD_METHODS,
 )
+from gradlint.analysis.walk import iter_nodes
 from gradlint.checks import Checker
 from gradlint.diagnostic import Fix, Severity, Witness
 
@@ -176,6 +177,13 @@ class NonLeafRequiresGradChecker(Checker):
             )
 
 
+def _mentions_version(test: cst.BaseExpression) -> bool:
+    """`is_torch_version(">=", "1.11.0")`, `torch.__version__ >= ...`, `_TORCH_GE_1_11`."""
+    return any(
+        isinstance(node, cst.Name) and "version" in node.value.lower() for node in iter_nodes(test)
+    )
+
+
 def _nonleaf_message(name: str, assigned: bool) -> str:
     if assigned:
         return (
@@ -202,10 +210,33 @@ class CheckpointReentrantChecker(Checker):
 
     codes = ("GL205",)
 
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self._version_gates: list[cst.If] = []  # enclosing torch-version checks that pass
+        # use_reentrant in one of their branches
+
+    def visit_If(self, node: cst.If) -> None:
+        if _mentions_version(node.test) and self._passes_use_reentrant(node):
+            self._version_gates.append(node)
+
+    def leave_If(self, node: cst.If) -> None:
+        if self._version_gates and self._version_gates[-1] is node:
+            self._version_gates.pop()
+
+    def _passes_use_reentrant(self, node: cst.If) -> bool:
+        return any(
+            isinstance(call, cst.Call)
+            and self.resolve(call.func) in CHECKPOINT_FUNCTIONS
+            and _keyword(call, "use_reentrant") is not None
+            for call in iter_nodes(node)
+        )
+
     def visit_Call(self, node: cst.Call) -> None:
         qualified = self.resolve(node.func)
         if qualified not in CHECKPOINT_FUNCTIONS or _spreads_kwargs(node):
             return
+        if self._version_gates:
+            return  # the legacy branch of a torch-version check: old torch has no flag
         flag = _keyword(node, "use_reentrant")
         if flag is not None and not (
             isinstance(flag.value, cst.Name) and flag.value.value == "None"

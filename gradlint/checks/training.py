@@ -317,10 +317,25 @@ class _Replay:
             return self.call_closure(expr)
         if isinstance(expr, cst.Lambda | cst.Name):
             return frozenset()
+        if isinstance(expr, cst.ListComp | cst.SetComp | cst.GeneratorExp):
+            return self.comprehension_closure(expr)
         result = frozenset()
         for child in expr.children:
             result |= self.closure(child)
         return result
+
+    def comprehension_closure(self, expr) -> frozenset[int]:
+        """What the elements reach: the loop variables carry their iterable's graph, and a
+        graph-free element (`[torch.randn_like(o) for o in out]`) carries none."""
+        saved = dict(self.env)
+        clause = expr.for_in
+        while clause is not None:
+            self.bind(clause.target, self.closure(clause.iter))
+            clause = clause.inner_for_in
+        try:
+            return self.closure(expr.elt)
+        finally:
+            self.env = saved
 
     def call_closure(self, call: cst.Call) -> frozenset[int]:
         func = call.func

@@ -909,7 +909,11 @@ class Interpreter:
         args = self._arguments(call, state, frame)
         qualified = self.imports.resolve(func)
         if isinstance(func, cst.Attribute) and func.attr.value == "backward":
+            # `loss.backward()`, or `fabric.backward(loss)`: the loss is the argument when
+            # the receiver is not a tensor
             operand = dotted(func.value)
+            if not isinstance(receiver, Tensor) and call.args and not call.args[0].keyword:
+                operand = dotted(call.args[0].value)
             if operand in frame.bound_at:
                 frame.backward_calls.append((frame.order, frame.bound_at[operand]))
         out = _argument(call, "out", None)

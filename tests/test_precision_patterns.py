@@ -1,0 +1,277 @@
+"""The false-positive patterns of real projects (issue 17), each as realistic code that
+must stay quiet, with a positive twin that keeps the real bug of the same shape flagged.
+Every positive twin is run in torch to prove it fails (or silently changes the caller's
+tensor) the way its finding says."""
+
+import runpy
+import textwrap
+
+import pytest
+from conftest import lint
+
+
+def _findings(source: str) -> list[tuple[int, str]]:
+    return sorted((d.line, d.code) for d in lint(source))
+
+
+def _run(tmp_path, source: str) -> BaseException | None:
+    path = tmp_path / "case.py"
+    path.write_text(textwrap.dedent(source))
+    try:
+        runpy.run_path(str(path))
+    except (RuntimeError, AssertionError) as error:
+        return error
+    return None
+
+
+# 1. in-place only when the caller opts in (torch's `inplace=` convention) -------------
+
+LAYER_SCALE = """\
+import torch
+import torch.nn as nn
+
+
+class LayerScale(nn.Module):
+    def __init__(self, dim, init_values=1e-5, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+        self.gamma = nn.Parameter(init_values * torch.ones(dim))
+
+    def forward(self, x):
+        return x.mul_(self.gamma) if self.inplace else x * self.gamma
+"""
+
+
+def test_opt_in_inplace_layer_is_quiet():
+    assert _findings(LAYER_SCALE) == []
+
+
+def test_opt_in_inplace_switched_on_after_an_op_that_saves_its_output_is_flagged(tmp_path):
+    source = LAYER_SCALE + textwrap.dedent(
+        """
+
+        class Block(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.fc = nn.Linear(dim, dim)
+                self.ls = LayerScale(dim, inplace=True)
+
+            def forward(self, x):
+                return self.ls(torch.sigmoid(self.fc(x)))
+
+
+        Block(4)(torch.randn(2, 4)).sum().backward()
+        """
+    )
+    assert _findings(source) == [(12, "GL103")]
+    assert "modified by an inplace operation" in str(_run(tmp_path, source))
+
+
+# 2/3. edits of a forward() argument judged at the call sites --------------------------
+
+MOE = """\
+import torch
+import torch.nn as nn
+
+
+class SparseMoeBlock(nn.Module):
+    def __init__(self, dim, jitter_noise=0.1):
+        super().__init__()
+        self.jitter_noise = jitter_noise
+        self.gate = nn.Linear(dim, 2, bias=False)
+        self.expert = nn.Linear(dim, dim)
+
+    def forward(self, hidden_states):
+        if self.training and self.jitter_noise > 0:
+            hidden_states *= torch.empty_like(hidden_states).uniform_(0.9, 1.1)
+        weights = self.gate(hidden_states).softmax(-1)
+        return self.expert(hidden_states) * weights[:, :1]
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.moe = SparseMoeBlock(dim)
+
+    def forward(self, hidden_states):
+"""
+
+
+def test_jitter_on_a_fresh_norm_output_is_quiet():
+    source = MOE + textwrap.indent(
+        "residual = hidden_states\n"
+        "hidden_states = self.norm(hidden_states)\n"
+        "hidden_states = self.moe(hidden_states)\n"
+        "return residual + hidden_states\n",
+        " " * 8,
+    )
+    assert _findings(source) == []
+
+
+def test_jitter_leaking_into_a_residual_the_caller_reads_again_is_flagged(tmp_path):
+    source = MOE + textwrap.indent(
+        "hidden_states = self.norm(hidden_states)\n"
+        "residual = hidden_states\n"
+        "out = self.moe(hidden_states)\n"
+        "return residual + out\n",
+        " " * 8,
+    )
+    source += textwrap.dedent(
+        """
+
+        layer = DecoderLayer(4)
+        x = torch.randn(3, 4)
+        normed = layer.norm(x)
+        torch.manual_seed(0)
+        out = layer.moe(normed.clone())
+        assert torch.equal(normed, layer.norm(x)), "the caller's residual saw the jitter"
+        kept = normed.clone()
+        layer.moe(normed)
+        assert torch.equal(normed, kept), "the caller's residual saw the jitter"
+        """
+    )
+    (finding,) = lint(source)
+    assert (finding.line, finding.code) == (14, "GL104")
+    assert "reads it again as" in finding.message + (finding.detail or "")
+    assert "residual saw the jitter" in str(_run(tmp_path, source))
+
+
+def test_output_buffer_filled_by_the_callee_is_quiet():
+    assert (
+        _findings(
+            """\
+import torch
+import torch.nn as nn
+
+
+class CachedConv(nn.Conv1d):
+    def forward(self, x, write_to=None):
+        if write_to is None:
+            return super().forward(x)
+        write_to[...] = super().forward(x)
+        return write_to
+
+
+conv = CachedConv(4, 4, 1)
+x = torch.randn(2, 4, 8)
+out = conv(x, write_to=torch.empty(2, 4, 8))
+print(out.shape)
+"""
+        )
+        == []
+    )
+
+
+# 4. checkpoint without use_reentrant in the legacy branch of a version check ----------
+
+
+def test_legacy_branch_of_a_torch_version_check_is_quiet_and_plain_call_flagged():
+    source = """\
+from torch.utils.checkpoint import checkpoint
+from diffusers.utils import is_torch_version
+
+
+def run(block, hidden_states):
+    if is_torch_version(">=", "1.11.0"):
+        return checkpoint(block, hidden_states, use_reentrant=False)
+    return_value = checkpoint(block, hidden_states)
+    return return_value
+
+
+def legacy(block, hidden_states):
+    if is_torch_version(">=", "1.11.0"):
+        return checkpoint(block, hidden_states, use_reentrant=False)
+    else:
+        return checkpoint(block, hidden_states)
+"""
+    assert _findings(source) == [(8, "GL205")]
+
+
+# 5. a grad mode only known at run time is not "off" ------------------------------------
+
+
+def test_set_grad_enabled_with_a_runtime_flag_is_quiet():
+    assert (
+        _findings(
+            """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def run_epoch(model, optimizer, loader, is_train):
+    model.train(is_train)
+    for x, y in loader:
+        with torch.set_grad_enabled(is_train):
+            logits = model(x)
+            loss = F.cross_entropy(logits, y)
+        if is_train:
+            model.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+"""
+        )
+        == []
+    )
+
+
+# 6. object-level backward APIs: the argument is the loss -------------------------------
+
+
+def test_fabric_backward_after_a_data_initialisation_is_quiet_and_real_case_flagged():
+    source = """\
+import torch
+import torch.nn as nn
+
+
+def train(fabric, x):
+    model = nn.Linear(4, 4)
+    model.weight.data.fill_(1.0)
+    loss = model(x).sum()
+    fabric.backward(loss)
+
+
+def bad(x):
+    model = nn.Linear(4, 4)
+    loss = model(x).sum()
+    model.weight.data.mul_(2.0)
+    loss.backward()
+"""
+    assert _findings(source) == [(15, "GL102")]
+
+
+# 7. *_like factories are graph-free inside comprehensions too --------------------------
+
+
+def test_like_factory_in_a_comprehension_carries_no_graph(tmp_path):
+    source = """\
+import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 4)
+x = torch.randn(2, 4)
+out = model(x)
+labels = [torch.randn_like(o) for o in out]
+loss = sum(((o - l) ** 2).sum() for o, l in zip(out, labels))
+loss.backward()
+loss2 = ((model(x) - torch.stack(labels)) ** 2).sum()
+loss2.backward()
+"""
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None
+
+
+def test_comprehension_of_graph_outputs_backpropagated_twice_is_flagged(tmp_path):
+    source = """\
+import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 4)
+out = model(torch.randn(2, 4))
+feats = [o * 2 for o in out]
+sum(f.sum() for f in feats).backward()
+sum(f.mean() for f in feats).backward()
+"""
+    assert _findings(source) == [(8, "GL305")]
+    assert "backward through the graph a second time" in str(_run(tmp_path, source))
