@@ -6,7 +6,6 @@ tensor) the way its finding says."""
 import runpy
 import textwrap
 
-import pytest
 from conftest import lint
 
 
