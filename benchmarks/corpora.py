@@ -5,6 +5,7 @@ finding against a reviewed verdict.
     python benchmarks/corpora.py --project timm -j 2  # one project
     python benchmarks/corpora.py --offline            # lint only what is cached
     python benchmarks/corpora.py --list               # every finding with its verdict
+    python benchmarks/corpora.py --known              # only the files judged so far (fast)
 
 Each project is a pinned wheel fetched with `pip download --no-deps` into the cache
 (default ~/.cache/gradlint-corpora, `--cache DIR`); only its `.py` files are unpacked.
@@ -211,23 +212,27 @@ def unpack(wheel: Path, tree: Path) -> None:
 # --- lint ----------------------------------------------------------------------------
 
 
-def count_lines(tree: Path) -> tuple[int, int]:
+def count_lines(tree: Path, paths: list[str] | None = None) -> tuple[int, int]:
     files = lines = 0
-    for path in tree.rglob("*.py"):
+    for path in tree.rglob("*.py") if paths is None else (tree / path for path in paths):
         files += 1
         lines += path.read_bytes().count(b"\n")
     return files, lines
 
 
-def lint(project: Project, tree: Path, jobs: int) -> tuple[list[Finding], float]:
-    """Run gradlint on the tree; findings keyed by path inside the tree, and seconds."""
+def lint(
+    project: Project, tree: Path, jobs: int, paths: list[str] | None = None
+) -> tuple[list[Finding], float]:
+    """Run gradlint on the tree (or on `paths` in it); findings keyed by path inside the
+    tree, and seconds."""
     with tempfile.TemporaryDirectory() as scratch:
         # An empty configuration: no pyproject.toml above the cache can change the run.
         config = Path(scratch) / "gradlint.toml"
         config.write_text("")
         report = Path(scratch) / "report.json"
         command = [sys.executable, "-m", "gradlint", "--config", str(config)]
-        command += ["--format", "json", "--output", str(report), "--jobs", str(jobs), "."]
+        command += ["--format", "json", "--output", str(report), "--jobs", str(jobs)]
+        command += paths if paths is not None else ["."]
         start = time.perf_counter()
         done = subprocess.run(command, cwd=tree, capture_output=True, text=True)
         seconds = time.perf_counter() - start
@@ -347,7 +352,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--offline", action="store_true", help="never download")
     parser.add_argument("--verdicts", type=Path, default=VERDICTS_FILE)
     parser.add_argument("--list", action="store_true", help="print every finding")
+    parser.add_argument(
+        "--known",
+        action="store_true",
+        help="lint only the files the verdict file names (minutes instead of half an hour: "
+        "checks the judged findings, cannot see new ones elsewhere)",
+    )
     args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # one project's line as soon as it is linted
 
     try:
         verdicts = load_verdicts(args.verdicts)
@@ -366,8 +378,12 @@ def main(argv: list[str] | None = None) -> int:
         if tree is None:
             print(f"{label:<28} {'':>6} {'':>9} {'':>8} {'':>8}  {note}")
             continue
-        files, lines = count_lines(tree)
-        found, seconds = lint(project, tree, args.jobs)
+        paths = None
+        if args.known:
+            named = {v.path for v in verdicts.values() if v.project == project.name}
+            paths = sorted(path for path in named if (tree / path).is_file())
+        files, lines = count_lines(tree, paths)
+        found, seconds = lint(project, tree, args.jobs, paths) if paths != [] else ([], 0.0)
         findings += found
         linted.append(project.name)
         total_lines += lines
@@ -412,11 +428,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{len(comparison.gone)} false/debatable verdicts no longer match a finding")
 
     print("\n" + summary_line(comparison, len(findings), total_lines, linted))
+    if args.known:
+        print("(--known: only the files the verdict file names were linted)")
     failures = []
     if comparison.unreviewed:
         failures.append(f"{len(comparison.unreviewed)} findings have no verdict")
     if comparison.false_findings:
-        failures.append(f"{len(comparison.false_findings)} findings judged false are back")
+        failures.append(f"{len(comparison.false_findings)} findings judged false are reported")
     if failures:
         print("FAIL: " + "; ".join(failures))
         return 1

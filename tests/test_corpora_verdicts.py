@@ -135,6 +135,7 @@ def test_unpack_keeps_only_python_sources_inside_the_tree(tmp_path):
     assert files == [".complete", "pkg/__init__.py"]
     assert not (tmp_path / "src" / "escape.py").exists()
     assert corpora.count_lines(tree) == (1, 1)
+    assert corpora.count_lines(tree, ["pkg/__init__.py"]) == (1, 1)
 
 
 def test_scope_tells_identical_lines_apart():
