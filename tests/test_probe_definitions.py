@@ -243,7 +243,7 @@ def run(tmp_path_factory):
         "Wide": {"args": [6], "inputs": [["torch.randn(2, 6)"]]},
         "Quiet": {"args": ["__import__('os').system('true')"], "inputs": [["open('x')"]]},
     }
-    result = run_probes(list(findings.values()), timeout=6.0, sources=sources, modules=modules)
+    result = run_probes(list(findings.values()), timeout=15.0, sources=sources, modules=modules)
     return findings, result, directory, time.monotonic() - began
 
 
