@@ -213,7 +213,13 @@ def _probe(diagnostics, mode: str, config: Config, sources: dict[str, str]):
 
     if mode == "exec":
         print(EXEC_WARNING, file=sys.stderr)
-    found = run_probes(diagnostics, mode=mode, timeout=config.probe_timeout, sources=sources)
+    found = run_probes(
+        diagnostics,
+        mode=mode,
+        timeout=config.probe_timeout,
+        sources=sources,
+        modules=config.probe_modules,
+    )
     # GL901 findings the probe adds obey `select`, `ignore` and `per-file-ignores` too.
     return [
         d

@@ -39,6 +39,8 @@ class Config:
     no_grad_contexts: tuple[str, ...] = ()
     probe: str | None = None  # None (static only), "witness", "definitions" or "exec"
     probe_timeout: float = 10.0
+    # class name -> {"args": [...], "kwargs": {...}, "inputs": [[...], ...]} for the probe
+    probe_modules: dict[str, dict] = field(default_factory=dict)
     force_exclude: bool = False  # `exclude` applies to paths named on the command line too
     root: Path = field(default_factory=Path.cwd)  # globs are relative to this directory
 
@@ -85,6 +87,7 @@ _KEYS = (
     "no-grad-contexts",
     "probe",
     "probe-timeout",
+    "probe-modules",
 )
 _CODE_KEYS = ("select", "ignore", "extend-select")
 STANDALONE = "gradlint.toml"
@@ -215,6 +218,8 @@ def build_config(settings: dict, overrides: dict, root: Path, known_codes: set[s
         values["probe"] = _probe_mode(merged["probe"])
     if "probe-timeout" in merged:
         values["probe_timeout"] = _timeout(merged["probe-timeout"])
+    if "probe-modules" in merged:
+        values["probe_modules"] = _probe_modules(merged["probe-modules"])
     config = replace(Config(), **values)
     _check_codes(config, known_codes)
     return config
@@ -258,6 +263,26 @@ def _probe_mode(value) -> str | None:
     raise ConfigError(
         f'probe must be true, false, "witness", "definitions" or "exec", got {value!r}'
     )
+
+
+def _probe_modules(value) -> dict[str, dict]:
+    """`[probe-modules.Net]` tables: `args` (a list), `kwargs` (a table) and `inputs` (a
+    list of argument lists, each a list of expressions such as "torch.randn(8, 10)")."""
+    if not isinstance(value, dict):
+        raise ConfigError("probe-modules must be a table of class names")
+    kinds = {"args": list, "kwargs": dict, "inputs": list}
+    for name, entry in value.items():
+        if not isinstance(entry, dict) or set(entry) - set(kinds):
+            raise ConfigError(f"probe-modules.{name} may only set args, kwargs and inputs")
+        for key, kind in kinds.items():
+            if key in entry and not isinstance(entry[key], kind):
+                raise ConfigError(f"probe-modules.{name}.{key} must be a {kind.__name__}")
+        for inputs in entry.get("inputs", []):
+            if not (isinstance(inputs, list) and all(isinstance(i, str) for i in inputs)):
+                raise ConfigError(
+                    f"probe-modules.{name}.inputs must be lists of expressions (strings)"
+                )
+    return value
 
 
 def _timeout(value) -> float:

@@ -138,7 +138,7 @@ def test_internal_error_is_printed_and_exits_2(project, capsys, monkeypatch):
 def test_probe_flags_reach_run_probes(project, capsys, monkeypatch):
     calls = []
 
-    def fake_run_probes(diagnostics, *, mode, timeout, sources):
+    def fake_run_probes(diagnostics, *, mode, timeout, sources, **_):
         calls.append((mode, timeout, sorted(sources)))
         for d in diagnostics:
             d.probe = {"verdict": "refuted", "message": "no error at run time"}
@@ -161,7 +161,7 @@ def test_a_projects_config_cannot_switch_code_probes_on(project, capsys, monkeyp
     says so: a note and witness probes only, unless the user's environment opts in."""
     calls = []
 
-    def fake_run_probes(diagnostics, *, mode, timeout, sources):
+    def fake_run_probes(diagnostics, *, mode, timeout, sources, **_):
         calls.append(mode)
         return diagnostics
 

@@ -74,6 +74,18 @@ def test_flags_replace_file_settings():
     assert (config.select, config.ignore) == (("GL3",), ("GL101",))
 
 
+def test_probe_modules():
+    modules = {"Net": {"args": [10, 5], "inputs": [["torch.randn(8, 10)"]]}}
+    assert _build({"probe-modules": modules}).probe_modules == modules
+    for bad, message in [
+        ({"Net": {"shape": [1]}}, "may only set args, kwargs and inputs"),
+        ({"Net": {"args": 3}}, "args must be a list"),
+        ({"Net": {"inputs": ["torch.randn(2)"]}}, "lists of expressions"),
+    ]:
+        with pytest.raises(ConfigError, match=message):
+            _build({"probe-modules": bad})
+
+
 def test_probe_values():
     assert _build({"probe": True}).probe == "definitions"
     assert _build({"probe": "witness"}).probe == "witness"

@@ -341,7 +341,7 @@ EXEC_FILES |= {
     "reads.py": "import torch\nweights = open('weights.txt').read()\n",
     "writes.py": MARKER_MODULE.format(marker="absolute-marker.txt"),
 }
-EXEC_TIMEOUT = 6.0  # generous: the machine running the tests may be busy
+EXEC_TIMEOUT = 12.0  # generous: the machine running the tests may be busy
 # (file, line, code, severity) of the static findings the exec run is given
 EXEC_FINDINGS = {
     "exit": ("exits.py", 3, "GL202", Severity.WARNING),

@@ -169,6 +169,18 @@ FILES = {
             def forward(self, x):
                 return self.body(x)
         """,
+    "configured.py": """
+        import torch.nn as nn
+
+
+        class Wide(nn.Module):
+            def __init__(self, features):
+                super().__init__()
+                self.linear = nn.Linear(features, 2)
+
+            def forward(self, x):
+                return self.linear(x.reshape(-1, 3))
+        """,
     "logs.py": """
         import logging
 
@@ -227,7 +239,11 @@ def run(tmp_path_factory):
         ),
     }
     began = time.monotonic()
-    result = run_probes(list(findings.values()), timeout=6.0, sources=sources)
+    modules = {  # probe-modules: no call in the project builds Wide
+        "Wide": {"args": [6], "inputs": [["torch.randn(2, 6)"]]},
+        "Quiet": {"args": ["__import__('os').system('true')"], "inputs": [["open('x')"]]},
+    }
+    result = run_probes(list(findings.values()), timeout=15.0, sources=sources, modules=modules)
     return findings, result, directory, time.monotonic() - began
 
 
@@ -289,6 +305,14 @@ def test_constructor_and_inputs_come_from_another_file_of_the_project(run):
     assert error.line == _line("models.py", "reshape")
     assert "Net(6) on inputs torch.randn(2, 6)" in _text(error)
     assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in _text(error)
+
+
+def test_configured_constructor_arguments_and_inputs(run):
+    """`probe-modules` gives what no call in the project does; anything but literals and
+    torch factories with literal arguments is dropped (Quiet runs on guessed inputs)."""
+    [error] = _gl901(run, "configured.py")
+    assert "Wide(6) on inputs torch.randn(2, 6)" in _text(error)
+    assert _gl901(run, "logs.py") == []
 
 
 def test_definitions_only_keeps_definitions_and_guarded_imports():

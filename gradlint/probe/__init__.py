@@ -63,8 +63,10 @@ def run_probes(
     timeout: float = 10.0,
     memory_limit: int = 2 << 30,
     sources: dict[str, str] | None = None,
+    modules: dict[str, dict] | None = None,
 ) -> list[Diagnostic]:
-    """The findings with their verdicts, plus GL901 findings of the code probes, sorted."""
+    """The findings with their verdicts, plus GL901 findings of the code probes, sorted.
+    `modules`: constructor arguments and inputs by class name (`probe-modules`)."""
     if mode not in MODES:
         raise ValueError(f"probe mode must be one of {MODES}, not {mode!r}")
     if importlib.util.find_spec("torch") is None:
@@ -81,7 +83,7 @@ def run_probes(
                 for d in job.findings:
                     d.probe = dict(result)
             if files:
-                added = _code_probes(sandbox, diagnostics, files, mode)
+                added = _code_probes(sandbox, diagnostics, Project(files, modules), mode)
                 _note_missing_protections(sandbox.protections)
     except SandboxError as error:
         raise ProbeUnavailable(str(error)) from error
@@ -112,15 +114,14 @@ def _note_missing_protections(protections: dict) -> None:
 
 
 def _code_probes(
-    sandbox: Sandbox, diagnostics: list[Diagnostic], files: dict[str, str], mode: str
+    sandbox: Sandbox, diagnostics: list[Diagnostic], project: Project, mode: str
 ) -> list[Diagnostic]:
     """Probe each file in its own fork; merge verdicts, return GL901s."""
-    by_path: dict[str, list[Diagnostic]] = {path: [] for path in files}
+    by_path: dict[str, list[Diagnostic]] = {path: [] for path in project.sources}
     for d in diagnostics:
         by_path.setdefault(d.path, []).append(d)
-    project = Project(files)
     added = []
-    for path, source in files.items():
+    for path, source in project.sources.items():
         plan = plan_exec(path, source, mode, project)
         if plan is None:
             continue

@@ -217,7 +217,10 @@ class Project:
     """Every linted file's constructor calls and module calls, by class name, indexed
     once: a class is built and fed as its own file does first, then as the others do."""
 
-    def __init__(self, sources: dict[str, str]) -> None:
+    def __init__(self, sources: dict[str, str], configured: dict | None = None) -> None:
+        self.sources = sources
+        # class name -> what `probe-modules` gives: used after the project's own calls
+        self.configured = {name: _configured(entry) for name, entry in (configured or {}).items()}
         self.trees = {path: tree for path, text in sources.items() if (tree := _parse(text, path))}
         classes = {
             n.name for t in self.trees.values() for n in ast.walk(t) if isinstance(n, ast.ClassDef)
@@ -239,7 +242,8 @@ class Project:
 
     def constructor(self, path: str, name: str) -> dict | None:
         calls = sorted(self.constructors.get(name, []), key=lambda item: item[0] != path)
-        return next((c for c in (_constructor_call(n) for _, n in calls) if c is not None), None)
+        found = (c for c in (_constructor_call(n) for _, n in calls) if c is not None)
+        return next(found, None) or self.configured.get(name, {}).get("constructor")
 
     def call_inputs(self, path: str, name: str) -> list[list[str]]:
         found = []
@@ -247,6 +251,34 @@ class Project:
             if inputs not in found:
                 found.append(inputs)
         return found
+
+    def configured_inputs(self, name: str) -> list[list[str]]:
+        return self.configured.get(name, {}).get("inputs", [])
+
+
+def _expression(value) -> str | None:
+    """A configured value as source the probe may evaluate: a literal or a
+    `torch.<factory>(<literals>)` call; None for anything else."""
+    if not isinstance(value, str):
+        text = repr(value)
+        return text if _parse(text, "<config>") is not None else None
+    tree = _parse(value, "<config>")
+    if tree is None or len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return None
+    node = tree.body[0].value
+    return tensor_factory(node) or (ast.unparse(node) if _literal(node) else None)
+
+
+def _configured(entry: dict) -> dict:
+    """`probe-modules.<Class>` as a constructor call and input lists (invalid ones dropped)."""
+    found: dict = {}
+    args = [_expression(a) for a in entry.get("args", [])]
+    kwargs = {k: _expression(v) for k, v in entry.get("kwargs", {}).items()}
+    if ("args" in entry or "kwargs" in entry) and all(args) and all(kwargs.values()):
+        found["constructor"] = {"args": args, "kwargs": kwargs}
+    inputs = [[_expression(i) for i in given] for given in entry.get("inputs", [])]
+    found["inputs"] = [i for i in inputs if i and all(i)]
+    return found
 
 
 # jaxtyping dtype annotations -> the factory that makes such an input.
@@ -362,7 +394,9 @@ def plan_exec(
             "line": node.lineno,
             "end_line": node.end_lineno or node.lineno,
             "constructor": project.constructor(path, node.name),
-            "inputs": project.call_inputs(path, node.name) + _annotated_inputs(node),
+            "inputs": project.call_inputs(path, node.name)
+            + _annotated_inputs(node)
+            + project.configured_inputs(node.name),
         }
         for node in ast.walk(tree)
         if isinstance(node, ast.ClassDef)
