@@ -42,7 +42,9 @@ _KEY_LINE = re.compile(r"#\s*([A-Za-z][\w-]*)\s*:\s*(.*)$")
 FAMILY_CODES = {
     "leaf": ("GL101", "GL102", "GL105", "GL204"),
     "saved": ("GL103", "GL104", "GL105"),
-    "backward": ("GL301", "GL302", "GL305", "GL504", "GL204"),
+    # GL202 reports at the backward whose loss needs no grad ("element 0 of tensors does
+    # not require grad"), the same call the backward family names
+    "backward": ("GL301", "GL302", "GL305", "GL504", "GL204", "GL202"),
     "reshape": ("GL401", "GL402", "GL403", "GL404"),
     "learning": ("GL2", "GL303", "GL304", "GL5", "GL102"),
 }

@@ -274,3 +274,56 @@ sum(f.mean() for f in feats).backward()
 """
     assert _findings(source) == [(8, "GL305")]
     assert "backward through the graph a second time" in str(_run(tmp_path, source))
+
+
+# backward on a loss the dataflow proves needs no grad ----------------------------------
+
+
+def test_backward_of_a_loss_computed_under_no_grad_is_flagged_and_grad_mode_twin_quiet(tmp_path):
+    source = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+net = nn.Linear(4, 2)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+
+def learn(states, targets):
+    with torch.no_grad():
+        loss = F.mse_loss(net(states), targets)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+
+def learn_fixed(states, targets):
+    loss = F.mse_loss(net(states), targets)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+
+learn_fixed(torch.randn(3, 4), torch.randn(3, 2))
+learn(torch.randn(3, 4), torch.randn(3, 2))
+"""
+    # the flow rule names the cut (the no_grad block), this one the backward that raises
+    assert _findings(source) == [(11, "GL202"), (13, "GL202")]
+    assert "does not require grad" in str(_run(tmp_path, source))
+
+
+def test_buffer_filled_with_values_that_require_grad_then_backpropagated_is_quiet():
+    source = """\
+import torch
+
+w = torch.randn(3, requires_grad=True)
+out = torch.zeros(3)
+for i in range(3):
+    out[i] = w[i] * 2
+out.sum().backward()
+acc = []
+acc.append(torch.zeros(2))
+acc.append(w[:2] * 3)
+torch.cat(acc).sum().backward()
+"""
+    assert _findings(source) == []

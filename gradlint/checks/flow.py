@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from gradlint.analysis.context import ClassKind
+from gradlint.analysis.dataflow import Grad
 from gradlint.analysis.names import dotted
 from gradlint.analysis.torch_ops import (
     FRESH_TENSOR_FACTORIES,
@@ -519,3 +520,34 @@ class _FunctionFlow:
 
 def _join_envs(a: dict[str, State], b: dict[str, State]) -> dict[str, State]:
     return {name: join(a.get(name, UNKNOWN), b.get(name, UNKNOWN)) for name in a.keys() | b.keys()}
+
+
+NO_GRAD_LOSS_ERROR = "element 0 of tensors does not require grad and does not have a grad_fn"
+
+
+class BackwardWithoutGraphChecker(Checker):
+    """GL202 at the backward itself: the tensor differentiated was computed with nothing
+    that requires grad (under no_grad, from frozen or detached values), decided from the
+    dataflow's backward events."""
+
+    codes = ("GL202",)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        reported: set[cst.CSTNode] = set()
+        for call in self.file.dataflow.backward_calls:
+            if call.value.grad is not Grad.OFF or call.node in reported:
+                continue
+            reported.add(call.node)
+            self.report(
+                call.node,
+                "GL202",
+                f"`{call.written}` was computed without anything that requires grad (under "
+                "`torch.no_grad()`, from frozen parameters or detached values): backward "
+                f'raises "{NO_GRAD_LOSS_ERROR}"; compute the loss with grad enabled from '
+                "the trainable parameters",
+                witness=Witness(
+                    "import torch\nw = torch.nn.Parameter(torch.ones(3))\n"
+                    "with torch.no_grad():\n    loss = (w * 2).sum()\nloss.backward()\n",
+                    NO_GRAD_LOSS_ERROR,
+                ),
+            )

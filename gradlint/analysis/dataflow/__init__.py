@@ -1,6 +1,7 @@
 """The dataflow interpreter: one pass per file computing the facts every rule reads."""
 
 from gradlint.analysis.dataflow.events import (
+    BackwardCall,
     Body,
     DataWrite,
     InplaceEdit,
@@ -11,6 +12,7 @@ from gradlint.analysis.dataflow.interpreter import FileFacts
 from gradlint.analysis.dataflow.values import Grad, Tensor
 
 __all__ = [
+    "BackwardCall",
     "Body",
     "DataWrite",
     "FileFacts",

@@ -69,3 +69,13 @@ class RequiresGradChange:
     value: Tensor
     flag: bool | None
     assigned: bool
+
+
+@dataclass(eq=False)
+class BackwardCall:
+    """`loss.backward()`, `torch.autograd.backward(loss)` or `autograd.grad(loss, ...)`,
+    with what is proven of the tensor differentiated."""
+
+    node: cst.CSTNode
+    written: str
+    value: Tensor

@@ -19,6 +19,7 @@ from gradlint.analysis import knowledge
 from gradlint.analysis import torch_ops as ops
 from gradlint.analysis.context import ClassInfo, ClassKind, ModuleIndex, Scope
 from gradlint.analysis.dataflow.events import (
+    BackwardCall,
     Body,
     DataWrite,
     InplaceEdit,
@@ -166,6 +167,7 @@ class FileFacts:
         self.edits: list[InplaceEdit] = []
         self.data_writes: list[DataWrite] = []
         self.requires_grad_changes: list[RequiresGradChange] = []
+        self.backward_calls: list[BackwardCall] = []
         # functions some call site reaches, and methods of classes built by other code of
         # the file: their arguments come from callers the file shows
         self.called: set[cst.FunctionDef] = set()
@@ -525,6 +527,7 @@ class Interpreter:
                 form = "t[t > 0] = 0.0" if mask else "t[0] = 0.0"
                 edit = _Edit(node, target.value, form, mask=mask, proves_tensor=mask)
                 self._edit(edit, state, frame)
+                self._written_into(target.value, [value], state, frame)
             elif isinstance(target, cst.Attribute) and target.attr.value == "data":
                 self._data_write(node, target.value, state, frame)
             elif isinstance(target, cst.Attribute) and target.attr.value == "requires_grad":
@@ -533,7 +536,7 @@ class Interpreter:
                 self._bind(target, value, state, frame, node.value)
 
     def _aug_assign(self, node: cst.AugAssign, state: State, frame: Frame) -> None:
-        self.eval(node.value, state, frame)
+        source = self.eval(node.value, state, frame)
         target = node.target
         if isinstance(target, cst.Subscript) and isinstance(
             self._peek(target.value, state, frame), Seq
@@ -549,10 +552,12 @@ class Interpreter:
             mask = self._is_mask(target, state)
             form = "t[t > 0] += 1.0" if mask else "t[0] += 1.0"
             self._edit(_Edit(node, target.value, form, mask=mask, proves_tensor=mask), state, frame)
+            self._written_into(target.value, [source], state, frame)
             return
         form = _AUG_FORMS.get(type(node.operator).__name__, "t += 1.0")
         current = self.eval(target, state, frame)
         self._edit(_Edit(node, target, form), state, frame)
+        self._written_into(target, [source], state, frame)
         if not (isinstance(current, Tensor) and current.is_tensor):
             self._bind(target, None, state, frame)  # a number (or unknown) rebinds
 
@@ -912,13 +917,23 @@ class Interpreter:
             # `loss.backward()`, or `fabric.backward(loss)`: the loss is the argument when
             # the receiver is not a tensor
             operand = dotted(func.value)
+            loss, loss_node = receiver, func.value
             if not isinstance(receiver, Tensor) and call.args and not call.args[0].keyword:
                 operand = dotted(call.args[0].value)
+                loss, loss_node = args[0][0] if args[0] else None, call.args[0].value
+            if isinstance(loss, Tensor):
+                written = self.module.code_for_node(loss_node)
+                self.facts.backward_calls.append(BackwardCall(call, written, loss))
             if operand in frame.bound_at:
                 frame.backward_calls.append((frame.order, frame.bound_at[operand]))
         out = _argument(call, "out", None)
         if out is not None and qualified and qualified.startswith("torch."):
             self._edit(_Edit(call, out, "torch.add(x, 1.0, out=t)", out_arg=True), state, frame)
+        if qualified in ("torch.autograd.backward", "torch.autograd.grad") and args[0]:
+            loss = args[0][0]
+            if isinstance(loss, Tensor):
+                written = self.module.code_for_node(call.args[0].value)
+                self.facts.backward_calls.append(BackwardCall(call, written, loss))
         if qualified is not None and qualified.startswith("torch."):
             return self._torch_call(call, qualified, args, state, frame)
         if qualified == "argparse.ArgumentParser":
@@ -1274,7 +1289,8 @@ class Interpreter:
                 value = receiver if isinstance(receiver, Tensor) else None
                 edit = _Edit(call, func.value, f"t.{method}{sample}", value, proves_tensor=True)
                 self._edit(edit, state, frame)
-            return receiver
+                self._written_into(func.value, positional, state, frame)
+            return _requiring(receiver, positional, state)
         if method == "requires_grad_":
             flag = _truth(positional[0]) if positional else True
             if isinstance(receiver, Tensor):
@@ -1289,6 +1305,9 @@ class Interpreter:
                     state.env[name] = result
                 return result
             return receiver
+        if isinstance(receiver, Seq) and method in ("append", "extend", "insert"):
+            self._grow(func.value, receiver, method, positional, state)
+            return None
         if not isinstance(receiver, Tensor):
             return None
         name = dotted(func.value)
@@ -1363,6 +1382,31 @@ class Interpreter:
                 written=edit.written,
             )
         )
+
+    def _grow(self, expr, sequence: Seq, method: str, positional: list, state: State) -> None:
+        """`xs.append(v)`: from then on `xs` holds any number of items, each one of what it
+        held or `v` (joined)."""
+        name = dotted(expr)
+        if name is None or name not in state.env:
+            return
+        added = positional[-1:] if method != "extend" else [_element(positional[0], self.freezes)]
+        item = None
+        for position, value in enumerate([*sequence.items, *added]):
+            item = value if position == 0 else join(item, value)
+        state.env[name] = Seq((item,), any_length=True)
+
+    def _written_into(self, target, sources: list, state: State, frame: Frame) -> None:
+        """An in-place write of `sources` into `target`: a tensor that needed no grad
+        requires grad once a value that does is written into it (unknown if unknown)."""
+        value = self._peek(target, state, frame)
+        if not isinstance(value, Tensor):
+            return
+        updated = _requiring(value, sources, state)
+        if updated.grad is value.grad:
+            return
+        for name, bound in list(state.env.items()):
+            if isinstance(bound, Tensor) and bound.storage == value.storage:
+                state.env[name] = replace(bound, grad=updated.grad)
 
     def _peek(self, expr: cst.BaseExpression, state: State, frame: Frame):
         """The value of an edit's target, without recording it as read."""
@@ -1513,6 +1557,18 @@ def _factory(qualified: str, requires_grad: bool | None) -> Tensor:
         return Tensor(storage, Grad.LEAF, is_tensor=True, described="leaf tensor")
     buffer = qualified.rpartition(".")[2].removesuffix("_like") in _BUFFER_FACTORIES
     return Tensor(storage, Grad.OFF, is_tensor=True, buffer=buffer)
+
+
+def _requiring(target, sources: list, state: State):
+    """`target` after values from `sources` were written into it in place."""
+    if not isinstance(target, Tensor) or target.grad in (Grad.LEAF, Grad.ON):
+        return target
+    if any(isinstance(v, Tensor) and v.grad.requires_grad for v in sources) and state.grad:
+        return replace(target, grad=Grad.ON)
+    unknown = any(v is None or (isinstance(v, Tensor) and v.grad is Grad.UNKNOWN) for v in sources)
+    if target.grad is Grad.OFF and (unknown or state.grad is None):
+        return replace(target, grad=Grad.UNKNOWN)
+    return target
 
 
 def _result_of(positional: list, state: State):
