@@ -133,10 +133,16 @@ def op(qualname: str) -> OpFacts | None:
     return _op_facts(name, row) if row is not None else None
 
 
-def names() -> tuple[str, ...]:
-    """Every op spelling with facts, and every alias (sorted)."""
+@cache
+def names(having: str | None = None) -> tuple[str, ...]:
+    """Every op spelling with facts and every alias (sorted); with `having`, those whose
+    data has that field (`"call"`, `"inplace_arg"`), without building their facts."""
     data = _data()
-    return tuple(sorted({*data["ops"], *data["aliases"]}))
+    ops, aliases = data["ops"], data["aliases"]
+    found = {*ops, *aliases}
+    if having is not None:
+        found = {name for name in found if having in ops[aliases.get(name, name)]}
+    return tuple(sorted(found))
 
 
 def method(name: str) -> OpFacts | None:

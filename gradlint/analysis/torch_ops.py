@@ -86,7 +86,7 @@ _INPLACE_FUNCTION_SAMPLES = {
 
 def _inplace_functions() -> dict[str, str]:
     found = dict(_INPLACE_FUNCTION_SAMPLES)
-    for name in knowledge.names():
+    for name in knowledge.names("call"):
         facts = knowledge.op(name)
         if facts is not None and facts.call is not None and knowledge.inplace_function(f"{name}_"):
             found[f"{name}_"] = facts.call
@@ -95,7 +95,7 @@ def _inplace_functions() -> dict[str, str]:
 
 def _inplace_flag_functions() -> dict[str, int]:
     found = {}
-    for name in knowledge.names():
+    for name in knowledge.names("inplace_arg"):
         facts = knowledge.op(name)
         if facts is not None and facts.inplace_arg is not None and facts.name == name:
             found[name] = facts.inplace_arg[0]
@@ -144,7 +144,7 @@ def _saving(name: str, output: bool) -> str | None:
 
 def _functions(output: bool) -> dict[str, str]:
     found = {}
-    for name in knowledge.names():
+    for name in knowledge.names("call"):
         if not name.startswith("torch.Tensor."):
             call = _saving(name, output)
             if call is not None:
@@ -154,7 +154,7 @@ def _functions(output: bool) -> dict[str, str]:
 
 def _methods(output: bool) -> dict[str, str]:
     found = {}
-    for name in knowledge.names():
+    for name in knowledge.names("call"):
         if name.startswith("torch.Tensor."):
             call = _saving(name, output)
             if call is not None:
