@@ -97,3 +97,20 @@ def test_reading_the_data_imports_no_torch():
         "assert 'torch' not in sys.modules, 'torch imported'"
     )
     subprocess.run([sys.executable, "-c", program], check=True)
+
+
+def test_linting_through_the_derived_tables_imports_no_torch():
+    source = (
+        "import torch\n\n\nclass M(torch.nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = torch.nn.Linear(4, 4)\n\n"
+        "    def forward(self, x):\n        y = torch.cumprod(self.fc(x), 0)\n"
+        "        y.mul_(2)\n        return y\n"
+    )
+    program = (
+        "import sys\nfrom gradlint.engine import lint_source\n"
+        f"codes = [d.code for d in lint_source('m.py', {source!r}).diagnostics]\n"
+        "assert codes == ['GL103'], codes\n"
+        "assert 'torch' not in sys.modules, 'torch imported'"
+    )
+    subprocess.run([sys.executable, "-c", program], check=True)

@@ -1,4 +1,6 @@
-"""Every entry of the GL1xx tables in gradlint/analysis/torch_ops.py, run in real torch.
+"""Every entry of the GL1xx tables in gradlint/analysis/torch_ops.py, run in real torch
+(the generated ones too: what autograd saves, in-place functions), and the long-tail ops
+the hand tables missed, linted and run.
 
 All entries run in one subprocess-free batch per table: each case is a tiny program
 that must raise (or, for the safe list, must not raise) the expected autograd error.
@@ -190,3 +192,80 @@ def test_results_nothing_saved_may_be_edited(expression):
         "y.sum().backward()"
     )
     assert _error(program) is None
+
+
+# -- long-tail ops the hand tables missed, now known from the generated data ------------
+
+LONG_TAIL_CASES = {
+    # torch.cumprod saves its output: stick-breaking weights edited in place
+    "cumprod": """
+    def forward(self, x):
+        v = torch.sigmoid(self.fc(x))
+        remaining = torch.cumprod(1 - v, dim=-1)
+        remaining.mul_(0.5)  # backward raises
+        return v * remaining
+""",
+    # torch.logsumexp saves its output: a log-normaliser shifted in place
+    "logsumexp": """
+    def forward(self, x):
+        lse = torch.logsumexp(self.fc(x), dim=-1)
+        lse -= 2.0  # backward raises
+        return lse
+""",
+    # Tensor.norm saves its output: the norm clamped in place before dividing
+    "Tensor.norm": """
+    def forward(self, x):
+        v = self.fc(x)
+        n = v.norm(dim=-1, keepdim=True)
+        n.clamp_(min=1e-6)  # backward raises
+        return v / n
+""",
+    # F.softmin saves its output: attention weights masked in place
+    "softmin": """
+    def forward(self, x):
+        d = self.fc(x)
+        w = F.softmin(d, dim=-1)
+        w.masked_fill_(d > 1.0, 0.0)  # backward raises
+        return w
+""",
+    # torch.atan saves its input: the angle's source rescaled in place
+    "atan": """
+    def forward(self, x):
+        h = self.fc(x)
+        a = torch.atan(h)
+        h.mul_(2)  # backward raises
+        return a + h
+""",
+}
+
+MODULE = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Case(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+"""
+
+
+@pytest.mark.parametrize("name", sorted(LONG_TAIL_CASES))
+def test_long_tail_ops_flagged_and_raising_in_torch(name):
+    from gradlint.engine import lint_source
+
+    source = MODULE + LONG_TAIL_CASES[name]
+    findings = lint_source("case.py", source).diagnostics
+    edit = next(n for n, line in enumerate(source.splitlines(), 1) if "backward raises" in line)
+    assert [(d.line, d.code) for d in findings] == [(edit, "GL103")], findings
+    program = f"{source}\nCase()(torch.randn(3, 4)).sum().backward()\n"
+    assert SAVED in (_error(program) or ""), name
+
+
+def test_saving_tables_come_from_the_generated_data():
+    from gradlint.analysis import knowledge
+
+    assert len(ops.SAVES_OUTPUT_FUNCTIONS) > 40 and len(ops.SAVES_INPUT_FUNCTIONS) > 100
+    for name, call in ops.SAVES_OUTPUT_FUNCTIONS.items():
+        facts = knowledge.op(name)
+        assert facts is not None and facts.output_saved({0}) and facts.call == call, name

@@ -47,7 +47,14 @@ EXTRA_OPS: dict[str, Callable[[torch.Tensor], tuple[Callable, tuple, dict]]] = {
     "torch.nn.functional.softmax": lambda x: (torch.nn.functional.softmax, (x, 0), {}),
     "torch.nn.functional.log_softmax": lambda x: (torch.nn.functional.log_softmax, (x, 0), {}),
     "torch.nn.functional.tanh": lambda x: (torch.nn.functional.tanh, (x,), {}),
+    # op_db has dropout, dropout2d and dropout3d but no dropout1d.
+    "torch.nn.functional.dropout1d": lambda x: (torch.nn.functional.dropout1d, (x,), {}),
 }
+
+# Argument lists tried after a (4, 4) float input to find a call gradlint's witness
+# programs can repeat (softmax needs a dim, pow an exponent); the first the op accepts and
+# differentiates is kept. Its facts join the op's samples.
+WITNESS_CALLS: tuple[tuple, ...] = ((), (2,), (0,), (-1,), ((4,),))
 
 # In-place Tensor methods op_db gives no in-place sample for -> sample arguments (after
 # self, a (4, 4) float tensor `x`). Whether each edits self is still decided by running.
@@ -159,9 +166,10 @@ class Run:
     def __init__(self, fn: Callable, args: list, kwargs: dict, requires: set[int]):
         self.inputs = [_fresh(a, i in requires) for i, a in enumerate(args)]
         kw = {k: _fresh(v, False) for k, v in kwargs.items()}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             self.result = fn(*self.inputs, **kw)
+        self.warned = bool(caught)  # a deprecated call (softmin without dim)
         self.outputs = _tensors(self.result)
         grads = [t for t in self.outputs if t.grad_fn is not None]
         self.differentiable = any(t.requires_grad for t in self.outputs)
@@ -172,8 +180,9 @@ class Run:
         saved = _saved_storages(grads, stop)
         self.saved = {i for i, s in input_storages.items() if s & saved}
         all_inputs = set().union(*input_storages.values()) if input_storages else set()
-        out_storages = {_storage(t) for t in self.outputs} - all_inputs
-        self.output_saved = bool(out_storages & saved)
+        # the first output (max / sort / topk save their indices, not their values)
+        first = self.outputs[:1]
+        self.output_saved = bool(({_storage(t) for t in first} - all_inputs) & saved)
 
 
 def _fresh(value: Any, requires: bool) -> Any:
@@ -218,6 +227,7 @@ def _sample_facts(fn: Callable, args: list, kwargs: dict) -> dict | None:
             j: {k for k, run in singles.items() if j in run.saved} for j in sorted(full.saved)
         },
         "output_saved": full.output_saved,
+        "warned": full.warned,
         "output_triggers": {k for k, run in singles.items() if run.output_saved},
         "multi_view": _multi_view(fn, args, kwargs, full),
     }
@@ -227,7 +237,11 @@ def _sample_facts(fn: Callable, args: list, kwargs: dict) -> dict | None:
 def _layout_facts(fn: Callable, args: list, kwargs: dict, run: Run) -> dict:
     first = _tensors(run.inputs[0])
     out = run.outputs[0] if run.outputs else None
-    facts: dict[str, Any] = {"shape": _shape_family(fn, run)}
+    facts: dict[str, Any] = {
+        "shape": _shape_family(fn, run),
+        "tuple": isinstance(run.result, (tuple, list)),
+        "real": bool(run.outputs) and run.outputs[0].is_floating_point(),
+    }
     if out is None or len(first) != 1:
         return facts
     base = first[0]
@@ -382,6 +396,8 @@ def _merge(samples: list[dict]) -> dict | None:
             row["may_view"] = True
     elif any(s.get("alias") for s in samples) or any(s.get("view_noncontiguous") for s in samples):
         row["may_view"] = True
+    if any(s["tuple"] for s in samples):
+        row["returns_tuple"] = True
     layouts = [s["contiguous"] for s in samples if "contiguous" in s]
     if layouts and all(layouts):
         row["keeps_layout"] = True
@@ -396,14 +412,32 @@ def _merge(samples: list[dict]) -> dict | None:
     return row
 
 
-def _derive(fn: Callable, samples: Iterable[tuple[list, dict]]) -> dict | None:
+def _derive(
+    fn: Callable, samples: Iterable[tuple[list, dict]], witness: bool = True
+) -> dict | None:
+    """Facts holding in every sample; with `witness`, also in the first of WITNESS_CALLS
+    the op accepts and differentiates to a real tensor on a (4, 4) float tensor, kept as
+    `call` (the argument list after the input, for gradlint's witness programs)."""
     facts = []
     for args, kwargs in samples:
         try:
             facts.append(_sample_facts(fn, args, kwargs))
         except Exception:  # noqa: BLE001 - a sample this spelling refuses
             continue
-    return _merge(facts)
+    call = None
+    for extra in WITNESS_CALLS if witness else ():
+        try:
+            found = _sample_facts(fn, [torch.randn(4, 4), *extra], {})
+        except Exception:  # noqa: BLE001 - not a call this op accepts
+            continue
+        if found and found["differentiable"] and found["real"] and not found["warned"]:
+            facts.append(found)
+            call = "".join(f", {a!r}" for a in extra)
+            break
+    row = _merge(facts)
+    if row is not None and call is not None:
+        row["call"] = call
+    return row
 
 
 def _op_samples(info: Any, dtype: torch.dtype) -> list[tuple[list, dict]]:
@@ -456,8 +490,11 @@ def _resolve(dotted: str) -> Any:
 
 
 def _function_name(name: str, fn: Any) -> str | None:
-    """`torch.<name>` when it is the op info's function."""
-    return f"torch.{name}" if _resolve(name) is fn and fn is not None else None
+    """`torch.<name>` when it is the op info's function (not a private or aten op)."""
+    name = name.removeprefix("torch.")
+    if fn is None or any(part.startswith("_") or part == "ops" for part in name.split(".")):
+        return None
+    return f"torch.{name}" if _resolve(name) is fn else None
 
 
 def _method_name(fn: Any) -> str | None:
@@ -472,6 +509,26 @@ def _edits_self(fn: Callable, args: list, kwargs: dict) -> bool:
         warnings.simplefilter("ignore")
         result = fn(target, *[_fresh(a, False) for a in args[1:]], **kwargs)
     return result is target and target._version > before
+
+
+def _flag_edits(fn: Callable, samples: list[tuple[list, dict]]) -> bool:
+    """`inplace=True` with every other argument at its default edits the input
+    (alpha_dropout's also needs training=True); the op's samples when it needs more."""
+    x = torch.randn(4, 4)
+    try:
+        fn(x, inplace=True)
+    except TypeError:  # required arguments: the samples give them
+        return any(_sample_flag_edits(fn, args, kwargs) for args, kwargs in samples)
+    return x._version > 0
+
+
+def _sample_flag_edits(fn: Callable, args: list, kwargs: dict) -> bool:
+    target = _fresh(args[0], False)
+    try:
+        fn(target, *args[1:], **{**kwargs, "inplace": True})
+    except Exception:  # noqa: BLE001 - a sample refusing the flag
+        return False
+    return target._version > 0
 
 
 def _inplace_arg(fn: Any) -> list | None:
@@ -513,7 +570,7 @@ def derive_ops(names: set[str] | None = None) -> dict[str, Any]:
             spellings.append((method, info.method_variant))
         if not spellings and getattr(info.op, "__name__", "") == "<lambda>":
             # op_db calls some ops through a lambda (T, mT, einsum, dropout, embedding)
-            if callable(_resolve(info.name)) and not info.name.startswith("_"):
+            if callable(_resolve(info.name)) and _function_name(info.name, _resolve(info.name)):
                 spellings.append((f"torch.{info.name}", info.op))
             elif isinstance(getattr(torch.Tensor, info.name, None), property) or (
                 inspect.isgetsetdescriptor(getattr(torch.Tensor, info.name, None))
@@ -523,11 +580,13 @@ def derive_ops(names: set[str] | None = None) -> dict[str, Any]:
         for qualname, fn in spellings:
             if qualname in ops:
                 continue  # an earlier variant of the same op (op_db lists the default first)
-            row = _derive(fn, samples)
+            real = fn is _resolve(qualname.removeprefix("torch.")) or fn is info.method_variant
+            row = _derive(fn, samples, witness=real)
             if row is None:
                 continue
-            arg = _inplace_arg(fn)
-            if arg is not None:
+            real_fn = _resolve(qualname.removeprefix("torch.")) or fn
+            arg = _inplace_arg(real_fn)
+            if arg is not None and _flag_edits(real_fn, samples):
                 row["inplace_arg"] = arg
             ops[qualname] = row
             owned.append(qualname)
@@ -550,8 +609,7 @@ def derive_ops(names: set[str] | None = None) -> dict[str, Any]:
                 (function, alias.op, "function"),
                 (method, alias.method_variant, "method"),
             ):
-                alias_name = alias.name.removeprefix("torch.")
-                name = _function_name(alias_name, fn) if kind == "function" else _method_name(fn)
+                name = _function_name(alias.name, fn) if kind == "function" else _method_name(fn)
                 if canonical in owned and name is not None and name != canonical:
                     aliases[name] = canonical
             alias_bare = getattr(alias.inplace_variant, "__name__", None)
@@ -579,8 +637,9 @@ def _extra_ops(ops: dict[str, dict], names: set[str] | None) -> None:
         if qualname in ops or (names is not None and qualname not in names):
             continue
         fn, args, kwargs = make(torch.randn(4, 4))
-        row = _derive(fn, [(list(args), kwargs)])
+        row = _derive(fn, [(list(args), kwargs)], witness=False)
         if row is not None:
+            row["call"] = "".join(f", {a!r}" for a in args[1:])
             arg = _inplace_arg(fn)
             if arg is not None:
                 row["inplace_arg"] = arg

@@ -5,6 +5,11 @@ which runs torch's own op database and every `torch.nn` layer; `--check` regener
 in memory and compares. The file is read on the first query and cached.
 
 Argument positions are those of the function form; for a Tensor method, 0 is `self`.
+Saving is conditional, as torch's autograd codegen makes it: an input is saved only when
+an input whose gradient formula reads it requires grad (`a * b` saves `a` for `b`'s
+gradient). `OpFacts.saved(requires_grad)` and `output_saved(requires_grad)` answer for a
+call; a fact holds in every sample torch's op database has for the op, including the
+overloads taking a Python number (`x.pow(2)` saves `x` but not its output).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 DATA_FILE = "torch_knowledge.json"
@@ -51,6 +56,10 @@ class OpFacts:
     # of a contiguous tensor, `contiguous()` / `.float()` / dropout(p=0) returning the
     # input itself): an in-place edit may or may not reach the input.
     may_view: bool = False
+    # The arguments after the input (", 0") of a call torch ran on a (4, 4) float tensor
+    # with these facts (`torch.softmax(t, 0)`, `t.softmax(0)`), for witness programs.
+    call: str | None = None
+    returns_tuple: bool = False  # a tuple or list of tensors (max with a dim, split, qr)
 
     def saved(self, requires_grad: frozenset[int] | set[int]) -> tuple[int, ...]:
         """The inputs torch saves when exactly the inputs at `requires_grad` require grad.
@@ -88,8 +97,7 @@ class LayerFacts:
 
 @cache
 def _data() -> dict[str, Any]:
-    text = resources.files("gradlint.analysis").joinpath(DATA_FILE).read_text("utf-8")
-    return json.loads(text)
+    return json.loads(Path(__file__).with_name(DATA_FILE).read_text("utf-8"))
 
 
 def _op_facts(name: str, row: dict[str, Any]) -> OpFacts:
@@ -110,6 +118,8 @@ def _op_facts(name: str, row: dict[str, Any]) -> OpFacts:
         output_triggers=tuple(row.get("output_triggers", ())),
         inplace_arg=(arg[0], arg[1]) if arg else None,
         may_view=row.get("may_view", False),
+        call=row.get("call"),
+        returns_tuple=row.get("returns_tuple", False),
     )
 
 
@@ -121,6 +131,18 @@ def op(qualname: str) -> OpFacts | None:
     name = data["aliases"].get(qualname, qualname)
     row = data["ops"].get(name)
     return _op_facts(name, row) if row is not None else None
+
+
+@cache
+def names(having: str | None = None) -> tuple[str, ...]:
+    """Every op spelling with facts and every alias (sorted); with `having`, those whose
+    data has that field (`"call"`, `"inplace_arg"`), without building their facts."""
+    data = _data()
+    ops, aliases = data["ops"], data["aliases"]
+    found = {*ops, *aliases}
+    if having is not None:
+        found = {name for name in found if having in ops[aliases.get(name, name)]}
+    return tuple(sorted(found))
 
 
 def method(name: str) -> OpFacts | None:

@@ -1,11 +1,17 @@
 """What torch does, as data: each table is proven entry by entry in real torch by
 `tests/test_torch_ops.py`. Static analysis never imports torch; it reads these tables.
 
+The tables of what autograd saves and of in-place functions are derived from the data
+`tools/gen_torch_knowledge.py` generates from torch itself (gradlint/analysis/knowledge.py),
+on first use; the others are hand-written.
+
 Sample strings are the argument lists (or constructor arguments) the test uses to run an
 entry; `x` stands for a float tensor of shape (4, 4).
 """
 
 from __future__ import annotations
+
+from gradlint.analysis import knowledge
 
 # ---------------------------------------------------------------------------------------
 # In-place edits and what autograd saves for backward (rule family GL1xx, checks/inplace.py)
@@ -68,38 +74,33 @@ INPLACE_TENSOR_METHODS: dict[str, str] = {
     "zero_": "()",
 }
 
-# Functions that always write into their first argument -> remaining sample arguments.
-INPLACE_FUNCTIONS: dict[str, str] = {
-    "torch.relu_": "",
-    "torch.sigmoid_": "",
-    "torch.tanh_": "",
-    "torch.exp_": "",
-    "torch.clamp_": ", min=0.0",
-    "torch.nn.functional.relu_": "",
-    "torch.nn.functional.elu_": "",
-    "torch.nn.functional.leaky_relu_": "",
-    "torch.nn.functional.hardtanh_": "",
-    "torch.nn.functional.threshold_": ", 0.0, 0.0",
+# Functions that always write into their first argument -> remaining sample arguments
+# (`INPLACE_FUNCTIONS`) and functions with an `inplace` flag -> its positional index
+# (`INPLACE_FLAG_FUNCTIONS`): derived from the generated data on first use.
+
+# In-place functions the generated witness calls do not fit -> sample arguments.
+_INPLACE_FUNCTION_SAMPLES = {
+    "torch.nn.functional.threshold_": ", 0.0, 0.0",  # takes two numbers; witnesses pass one
 }
 
-# Functions with an `inplace` flag -> its positional index (the input is argument 0).
-INPLACE_FLAG_FUNCTIONS: dict[str, int] = {
-    "torch.nn.functional.relu": 1,
-    "torch.nn.functional.relu6": 1,
-    "torch.nn.functional.selu": 1,
-    "torch.nn.functional.silu": 1,
-    "torch.nn.functional.mish": 1,
-    "torch.nn.functional.hardswish": 1,
-    "torch.nn.functional.hardsigmoid": 1,
-    "torch.nn.functional.leaky_relu": 2,
-    "torch.nn.functional.elu": 2,
-    "torch.nn.functional.celu": 2,
-    "torch.nn.functional.hardtanh": 3,
-    "torch.nn.functional.threshold": 3,
-    "torch.nn.functional.dropout": 3,
-    "torch.nn.functional.dropout1d": 3,
-    "torch.nn.functional.dropout2d": 3,
-}
+
+def _inplace_functions() -> dict[str, str]:
+    found = dict(_INPLACE_FUNCTION_SAMPLES)
+    for name in knowledge.names("call"):
+        facts = knowledge.op(name)
+        if facts is not None and facts.call is not None and knowledge.inplace_function(f"{name}_"):
+            found[f"{name}_"] = facts.call
+    return found
+
+
+def _inplace_flag_functions() -> dict[str, int]:
+    found = {}
+    for name in knowledge.names("inplace_arg"):
+        facts = knowledge.op(name)
+        if facts is not None and facts.inplace_arg is not None and facts.name == name:
+            found[name] = facts.inplace_arg[0]
+    return found
+
 
 # torch.nn layers with an `inplace` constructor flag -> (its positional index, a sample
 # constructor call that sets it).
@@ -124,70 +125,62 @@ INPLACE_FLAG_MODULES: dict[str, tuple[int, str]] = {
 # Methods that end in `_` but change no tensor data autograd tracks.
 NOT_INPLACE_METHODS = frozenset({"requires_grad_", "retain_grad", "share_memory_"})
 
-# Ops whose backward reads their *output*: editing the result in place breaks backward.
-# Qualified function -> sample arguments after the input.
-SAVES_OUTPUT_FUNCTIONS: dict[str, str] = {
-    "torch.exp": "",
-    "torch.exp2": "",
-    "torch.expm1": "",
-    "torch.sigmoid": "",
-    "torch.tanh": "",
-    "torch.sqrt": "",
-    "torch.rsqrt": "",
-    "torch.reciprocal": "",
-    "torch.relu": "",
-    "torch.softmax": ", 0",
-    "torch.log_softmax": ", 0",
-    "torch.nn.functional.relu": "",
-    "torch.nn.functional.sigmoid": "",
-    "torch.nn.functional.tanh": "",
-    "torch.nn.functional.softmax": ", dim=0",
-    "torch.nn.functional.log_softmax": ", dim=0",
+# Ops whose backward reads their *output* (editing the result in place breaks backward)
+# and ops whose backward reads their *input* (saved when it requires grad), with the
+# arguments after the input of a call torch ran on a (4, 4) tensor: derived from the
+# generated data (gradlint/analysis/knowledge.py) on first use, see `__getattr__`.
+#   SAVES_OUTPUT_FUNCTIONS: qualified function -> sample arguments after the input
+#   SAVES_OUTPUT_METHODS: Tensor method -> sample arguments
+#   SAVES_INPUT_FUNCTIONS, SAVES_INPUT_METHODS: the same for the input
+
+
+def _saving(name: str, output: bool) -> str | None:
+    facts = knowledge.op(name)
+    if facts is None or facts.call is None or facts.returns_tuple:
+        return None
+    saves = facts.output_saved({0}) if output else 0 in facts.saved({0})
+    return facts.call if saves else None
+
+
+def _functions(output: bool) -> dict[str, str]:
+    found = {}
+    for name in knowledge.names("call"):
+        if not name.startswith("torch.Tensor."):
+            call = _saving(name, output)
+            if call is not None:
+                found[name] = call
+    return found
+
+
+def _methods(output: bool) -> dict[str, str]:
+    found = {}
+    for name in knowledge.names("call"):
+        if name.startswith("torch.Tensor."):
+            call = _saving(name, output)
+            if call is not None:
+                found[name.removeprefix("torch.Tensor.")] = f"({call.removeprefix(', ')})"
+    return found
+
+
+_DERIVED = {
+    "INPLACE_FUNCTIONS": _inplace_functions,
+    "INPLACE_FLAG_FUNCTIONS": _inplace_flag_functions,
+    "SAVES_OUTPUT_FUNCTIONS": lambda: _functions(output=True),
+    "SAVES_OUTPUT_METHODS": lambda: _methods(output=True),
+    "SAVES_INPUT_FUNCTIONS": lambda: _functions(output=False),
+    "SAVES_INPUT_METHODS": lambda: _methods(output=False),
 }
 
-# The same ops as tensor methods -> sample arguments.
-SAVES_OUTPUT_METHODS: dict[str, str] = {
-    "exp": "()",
-    "exp2": "()",
-    "expm1": "()",
-    "sigmoid": "()",
-    "tanh": "()",
-    "sqrt": "()",
-    "rsqrt": "()",
-    "reciprocal": "()",
-    "relu": "()",
-    "softmax": "(0)",
-    "log_softmax": "(0)",
-}
 
-# Unary ops whose backward reads their *input* (saved when it requires grad).
-SAVES_INPUT_FUNCTIONS: dict[str, str] = {
-    "torch.log": "",
-    "torch.log1p": "",
-    "torch.sin": "",
-    "torch.cos": "",
-    "torch.abs": "",
-    "torch.pow": ", 2",
-    "torch.square": "",
-    "torch.nn.functional.gelu": "",
-    "torch.nn.functional.silu": "",
-    "torch.nn.functional.softplus": "",
-    "torch.nn.functional.leaky_relu": "",
-    "torch.nn.functional.elu": "",
-    "torch.nn.functional.logsigmoid": "",
-    "torch.nn.functional.layer_norm": ", (4,)",
-    "torch.nn.functional.normalize": "",
-}
+def __getattr__(name: str) -> dict:
+    """The tables derived from the generated data, built on first use (a run over files
+    that never reach them does not read the data)."""
+    make = _DERIVED.get(name)
+    if make is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    table = globals()[name] = make()
+    return table
 
-SAVES_INPUT_METHODS: dict[str, str] = {
-    "log": "()",
-    "log1p": "()",
-    "sin": "()",
-    "cos": "()",
-    "abs": "()",
-    "pow": "(2)",
-    "square": "()",
-}
 
 # Binary ops whose backward reads each operand (an operand is saved when the other one
 # requires grad); functions, tensor methods and operators.
