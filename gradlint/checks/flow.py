@@ -526,23 +526,24 @@ NO_GRAD_LOSS_ERROR = "element 0 of tensors does not require grad and does not ha
 
 
 class BackwardWithoutGraphChecker(Checker):
-    """GL202 at the backward itself: the tensor differentiated was computed with nothing
-    that requires grad (under no_grad, from frozen or detached values), decided from the
-    dataflow's backward events."""
+    """GL202 at the backward itself: the tensor differentiated was computed while grad
+    mode was off (a `no_grad` block, a decorated helper), decided from the dataflow's
+    backward events."""
 
     codes = ("GL202",)
 
     def leave_Module(self, node: cst.Module) -> None:
         reported: set[cst.CSTNode] = set()
         for call in self.file.dataflow.backward_calls:
-            if call.value.grad is not Grad.OFF or call.node in reported:
-                continue
+            value = call.value
+            if value.grad is not Grad.OFF or not value.no_grad_made or call.node in reported:
+                continue  # (a loss cut by .item() / .detach() is GL201 / GL202 at the cut)
             reported.add(call.node)
             self.report(
                 call.node,
                 "GL202",
-                f"`{call.written}` was computed without anything that requires grad (under "
-                "`torch.no_grad()`, from frozen parameters or detached values): backward "
+                f"`{call.written}` was computed with grad mode off (under `torch.no_grad()` "
+                "or a helper decorated with it): backward "
                 f'raises "{NO_GRAD_LOSS_ERROR}"; compute the loss with grad enabled from '
                 "the trainable parameters",
                 witness=Witness(

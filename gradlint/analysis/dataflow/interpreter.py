@@ -885,7 +885,10 @@ class Interpreter:
             grad = Grad.UNKNOWN
         if not tensors and facts is None:
             return None
-        result = Tensor(new_storage(), grad, is_tensor=True)
+        made = grad is Grad.OFF and (
+            (state.grad is False and bool(tensors)) or any(t.no_grad_made for t in tensors)
+        )
+        result = Tensor(new_storage(), grad, is_tensor=True, no_grad_made=made)
         if facts is not None and state.grad and facts.output_saved(requires):
             setup = _saved_output_setup(spelled, len(inputs))
             self._mark_saved(result, Saver(label, setup), state)
@@ -1246,7 +1249,7 @@ class Interpreter:
             saver = Saver(kind, "t = torch.randn(4, 4)\nout = torch.nn.Linear(4, 4)(t)")
             self._mark_saved(first, saver, state)
         if state.grad is False:
-            return Tensor(new_storage(), Grad.OFF, is_tensor=True)
+            return Tensor(new_storage(), Grad.OFF, is_tensor=True, no_grad_made=learns)
         if learns and state.grad:
             output = Tensor(new_storage(), Grad.ON, is_tensor=True)
         elif first is not None and not layer.parameters:
