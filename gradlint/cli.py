@@ -231,9 +231,14 @@ def _probe(diagnostics, mode: str, config: Config, sources: dict[str, str]):
 
 def _write(text: str, output: str | None) -> None:
     if output is None:
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+        except UnicodeEncodeError:  # a non-UTF-8 file name: write its bytes back
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text.encode(sys.stdout.encoding, "surrogateescape"))
     else:
-        Path(output).write_text(text, encoding="utf-8")
+        # surrogateescape: a file name that is not valid UTF-8 is written back as its bytes
+        Path(output).write_text(text, encoding="utf-8", errors="surrogateescape")
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -451,4 +456,10 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser(command).parse_args(argv)
     except SystemExit as exit_:
         return EXIT_ERROR if exit_.code else EXIT_CLEAN
-    return args.run(args)
+    try:
+        return args.run(args)
+    except Exception as error:  # exit 1 means findings: a crash must not look like them
+        from gradlint.guard import internal_error
+
+        print(f"gradlint: {internal_error('', error)}", file=sys.stderr)
+        return EXIT_ERROR

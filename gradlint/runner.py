@@ -12,7 +12,6 @@ import os
 import stat
 import sys
 import tokenize
-import traceback
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from gradlint.config import CODE_PROBES, Config
 from gradlint.diagnostic import Diagnostic
 from gradlint.findings import finalize
+from gradlint.guard import from_bom, internal_error
 from gradlint.suppression import apply_noqa
 
 
@@ -81,13 +81,17 @@ def lint_file(path: str, config: Config, source: bytes | None = None) -> FileRes
             return FileResult(path, file_error(path, f"Cannot read: {reason}", config))
     from gradlint.engine import lint_source
 
-    result = lint_source(path, source, config)
-    diagnostics = apply_noqa(result.diagnostics, source)
-    ignored = config.ignored_in(path)
-    if ignored:
-        diagnostics = [d for d in diagnostics if not d.code.startswith(ignored)]
-    diagnostics = finalize(diagnostics)
-    text = decode(source) if diagnostics or config.probe in CODE_PROBES else None
+    try:
+        source = from_bom(source)
+        result = lint_source(path, source, config)
+        diagnostics = apply_noqa(result.diagnostics, source)
+        ignored = config.ignored_in(path)
+        if ignored:
+            diagnostics = [d for d in diagnostics if not d.code.startswith(ignored)]
+        diagnostics = finalize(diagnostics)
+        text = decode(source) if diagnostics or config.probe in CODE_PROBES else None
+    except Exception as error:  # a bug in one file's pipeline: reported, the run goes on
+        return FileResult(path, internal_errors=[internal_error(path, error)])
     return FileResult(path, diagnostics, result.internal_errors, text)
 
 
@@ -188,8 +192,7 @@ def _run_batch(paths: list[str], config: Config, jobs: int, done: dict[str, File
             except BrokenProcessPool:
                 broken = True
             except Exception as error:  # one file's failure is reported, the run goes on
-                trace = "".join(traceback.format_exception(error))
-                done[path] = FileResult(path, internal_errors=[f"{path}: internal error\n{trace}"])
+                done[path] = FileResult(path, internal_errors=[internal_error(path, error)])
     return status if broken else None
 
 
