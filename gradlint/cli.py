@@ -55,11 +55,19 @@ def _overrides(args: argparse.Namespace) -> dict:
         "force-exclude": args.force_exclude,
         "probe": args.probe,
         "probe-timeout": args.probe_timeout,
+        "cache-dir": _cache_dir(args),
+        "no-cache": args.no_cache or None,
     }
 
 
 def _per_file(text: str | None) -> dict | None:
     return parse_per_file_ignores(text) if text else None
+
+
+def _cache_dir(args: argparse.Namespace) -> str | None:
+    """`--cache-dir`, else $GRADLINT_CACHE_DIR (relative to the current directory)."""
+    chosen = args.cache_dir or os.environ.get("GRADLINT_CACHE_DIR")
+    return str(Path(chosen).absolute()) if chosen else None
 
 
 def resolver(args: argparse.Namespace) -> Resolver:
@@ -370,6 +378,8 @@ def _add_check_arguments(parser: argparse.ArgumentParser) -> None:
     files.add_argument(
         "--config", metavar="FILE", help="settings file for every path (default: the nearest)"
     )
+    files.add_argument("--cache-dir", metavar="DIR", help="result cache (default: .gradlint_cache)")
+    files.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     files.add_argument("--stdin-filename", metavar="PATH", help="path reported for -")
     files.add_argument(
         "--jobs", "-j", type=_positive_int, metavar="N", help="worker processes (default: CPUs)"

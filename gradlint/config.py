@@ -25,6 +25,7 @@ CODE_PROBES = ("definitions", "exec")  # the modes that run the linted project's
 # Deepest nesting (libcst tree levels) a file may have before it gets GL001 instead of a
 # parse: torch's own sources stay under 25; libcst needs ~1.5 s at 1,000 levels.
 DEFAULT_MAX_DEPTH = 1000
+DEFAULT_CACHE_DIR = ".gradlint_cache"  # relative to the configuration's directory
 
 
 class ConfigError(Exception):
@@ -46,6 +47,7 @@ class Config:
     probe_modules: dict[str, dict] = field(default_factory=dict)
     force_exclude: bool = False  # `exclude` applies to paths named on the command line too
     max_depth: int = DEFAULT_MAX_DEPTH
+    cache_dir: Path | None = None  # None: no result cache (build_config sets the default)
     root: Path = field(default_factory=Path.cwd)  # globs are relative to this directory
 
     def is_selected(self, code: str) -> bool:
@@ -93,6 +95,7 @@ _KEYS = (
     "probe-timeout",
     "probe-modules",
     "max-depth",
+    "cache-dir",
 )
 _CODE_KEYS = ("select", "ignore", "extend-select")
 STANDALONE = "gradlint.toml"
@@ -227,6 +230,10 @@ def build_config(settings: dict, overrides: dict, root: Path, known_codes: set[s
         values["probe_modules"] = _probe_modules(merged["probe-modules"])
     if "max-depth" in merged:
         values["max_depth"] = _positive_int("max-depth", merged["max-depth"])
+    cache_dir = merged.get("cache-dir", DEFAULT_CACHE_DIR)
+    if not isinstance(cache_dir, str | Path):
+        raise ConfigError(f"cache-dir must be a path, got {cache_dir!r}")
+    values["cache_dir"] = None if merged.get("no-cache") else root / cache_dir
     config = replace(Config(), **values)
     _check_codes(config, known_codes)
     return config
