@@ -77,11 +77,16 @@ def deep_call(function: Callable[[], T]) -> T:
         try:
             thread = threading.Thread(target=target, name="gradlint-deep", daemon=True)
             thread.start()
+        except RuntimeError:  # no room for the stack (a low `ulimit -v`): run it here
+            thread = None
         finally:
             if old_size is not None:
                 threading.stack_size(old_size)
         try:
-            thread.join()
+            if thread is None:
+                target()
+            else:
+                thread.join()
         finally:
             sys.setrecursionlimit(old_limit)
     ok, value = outcome[0]

@@ -228,3 +228,13 @@ def test_a_non_utf8_file_name_in_every_format_and_output_file(crash_project, fmt
     out = tmp_path / "report"
     done = gradlint("--format", fmt, "-o", str(out), os.fsdecode(target), cwd=crash_project)
     assert done.returncode == 1 and b"GL303" in out.read_bytes()
+
+
+def test_without_room_for_a_big_stack_files_are_still_linted(monkeypatch):
+    import threading
+
+    def no_thread(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    assert codes("import torch.nn as nn\n" + BACKWARD_CLASS) == ["GL303"]
