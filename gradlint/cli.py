@@ -55,11 +55,19 @@ def _overrides(args: argparse.Namespace) -> dict:
         "force-exclude": args.force_exclude,
         "probe": args.probe,
         "probe-timeout": args.probe_timeout,
+        "cache-dir": _cache_dir(args),
+        "no-cache": args.no_cache or None,
     }
 
 
 def _per_file(text: str | None) -> dict | None:
     return parse_per_file_ignores(text) if text else None
+
+
+def _cache_dir(args: argparse.Namespace) -> str | None:
+    """`--cache-dir`, else $GRADLINT_CACHE_DIR (relative to the current directory)."""
+    chosen = args.cache_dir or os.environ.get("GRADLINT_CACHE_DIR")
+    return str(Path(chosen).absolute()) if chosen else None
 
 
 def resolver(args: argparse.Namespace) -> Resolver:
@@ -231,9 +239,14 @@ def _probe(diagnostics, mode: str, config: Config, sources: dict[str, str]):
 
 def _write(text: str, output: str | None) -> None:
     if output is None:
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+        except UnicodeEncodeError:  # a non-UTF-8 file name: write its bytes back
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text.encode(sys.stdout.encoding, "surrogateescape"))
     else:
-        Path(output).write_text(text, encoding="utf-8")
+        # surrogateescape: a file name that is not valid UTF-8 is written back as its bytes
+        Path(output).write_text(text, encoding="utf-8", errors="surrogateescape")
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -365,6 +378,8 @@ def _add_check_arguments(parser: argparse.ArgumentParser) -> None:
     files.add_argument(
         "--config", metavar="FILE", help="settings file for every path (default: the nearest)"
     )
+    files.add_argument("--cache-dir", metavar="DIR", help="result cache (default: .gradlint_cache)")
+    files.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     files.add_argument("--stdin-filename", metavar="PATH", help="path reported for -")
     files.add_argument(
         "--jobs", "-j", type=_positive_int, metavar="N", help="worker processes (default: CPUs)"
@@ -451,4 +466,10 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser(command).parse_args(argv)
     except SystemExit as exit_:
         return EXIT_ERROR if exit_.code else EXIT_CLEAN
-    return args.run(args)
+    try:
+        return args.run(args)
+    except Exception as error:  # exit 1 means findings: a crash must not look like them
+        from gradlint.guard import internal_error
+
+        print(f"gradlint: {internal_error('', error)}", file=sys.stderr)
+        return EXIT_ERROR

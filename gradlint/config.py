@@ -22,6 +22,10 @@ else:  # pragma: no cover - exercised only on Python 3.10
 DEFAULT_EXCLUDE = ("venv", "__pycache__", "site-packages", "build", "dist", "node_modules")
 PROBE_MODES = ("witness", "definitions", "exec")
 CODE_PROBES = ("definitions", "exec")  # the modes that run the linted project's code
+# Deepest nesting (libcst tree levels) a file may have before it gets GL001 instead of a
+# parse: torch's own sources stay under 25; libcst needs ~1.5 s at 1,000 levels.
+DEFAULT_MAX_DEPTH = 1000
+DEFAULT_CACHE_DIR = ".gradlint_cache"  # relative to the configuration's directory
 
 
 class ConfigError(Exception):
@@ -42,6 +46,8 @@ class Config:
     # class name -> {"args": [...], "kwargs": {...}, "inputs": [[...], ...]} for the probe
     probe_modules: dict[str, dict] = field(default_factory=dict)
     force_exclude: bool = False  # `exclude` applies to paths named on the command line too
+    max_depth: int = DEFAULT_MAX_DEPTH
+    cache_dir: Path | None = None  # None: no result cache (build_config sets the default)
     root: Path = field(default_factory=Path.cwd)  # globs are relative to this directory
 
     def is_selected(self, code: str) -> bool:
@@ -88,6 +94,8 @@ _KEYS = (
     "probe",
     "probe-timeout",
     "probe-modules",
+    "max-depth",
+    "cache-dir",
 )
 _CODE_KEYS = ("select", "ignore", "extend-select")
 STANDALONE = "gradlint.toml"
@@ -220,6 +228,12 @@ def build_config(settings: dict, overrides: dict, root: Path, known_codes: set[s
         values["probe_timeout"] = _timeout(merged["probe-timeout"])
     if "probe-modules" in merged:
         values["probe_modules"] = _probe_modules(merged["probe-modules"])
+    if "max-depth" in merged:
+        values["max_depth"] = _positive_int("max-depth", merged["max-depth"])
+    cache_dir = merged.get("cache-dir", DEFAULT_CACHE_DIR)
+    if not isinstance(cache_dir, str | Path):
+        raise ConfigError(f"cache-dir must be a path, got {cache_dir!r}")
+    values["cache_dir"] = None if merged.get("no-cache") else root / cache_dir
     config = replace(Config(), **values)
     _check_codes(config, known_codes)
     return config
@@ -289,6 +303,12 @@ def _timeout(value) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
         raise ConfigError(f"probe-timeout must be a positive number of seconds, got {value!r}")
     return float(value)
+
+
+def _positive_int(key: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{key} must be a positive integer, got {value!r}")
+    return value
 
 
 def _check_codes(config: Config, known_codes: set[str]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-import traceback
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,12 +19,22 @@ from gradlint.analysis.shapes import FileShapes
 from gradlint.analysis.walk import LAYOUT, walk
 from gradlint.catalogue import load_catalogue
 from gradlint.checks import Checker, load_checkers
-from gradlint.config import Config
+from gradlint.config import DEFAULT_MAX_DEPTH, Config
 from gradlint.diagnostic import Diagnostic, Fix, Severity, Witness
+from gradlint.guard import (
+    MESSAGE_LIMIT,
+    deep_call,
+    from_bom,
+    in_child,
+    internal_error,
+    nesting_depth,
+)
 
 # The prefilter: a file whose bytes never mention `torch` cannot reach any torch API
 # (every rule needs a name imported from torch), so it is not parsed at all.
 PREFILTER = b"torch"
+# Seconds libcst may take, in a child process, on a file CPython rejected (guard.in_child).
+FALLBACK_PARSE_TIMEOUT = 20.0
 
 
 @dataclass
@@ -165,31 +175,74 @@ def _syntax_error(path: str, line: int, column: int, message: str) -> Diagnostic
     )
 
 
-def parse(path: str, source: bytes | str) -> cst.Module | Diagnostic:
+def parse(
+    path: str, source: bytes | str, max_depth: int = DEFAULT_MAX_DEPTH
+) -> cst.Module | Diagnostic:
     """The libcst module, or a GL001 diagnostic saying why it cannot be parsed.
 
     CPython's own parser checks the file first: it is ~15x faster than libcst, gives the
-    familiar messages, and rejects inputs (deep nesting, very long operator chains) that
-    would overflow libcst's native parser stack.
+    familiar messages, and its tree tells how deep libcst's would be (guard.py: files
+    nested deeper than `max_depth` would take libcst minutes). Call it through
+    `guard.deep_call` for files that may be deep (lint_source does).
     """
     if isinstance(source, str):
         source = source.encode("utf-8", "surrogatepass")
+    source = from_bom(source)
     if b"\0" in source:
         line = source[: source.index(b"\0")].count(b"\n") + 1
         return _syntax_error(path, line, 1, "Cannot parse: source contains a NUL byte")
     try:
-        ast.parse(source, path)
+        tree = ast.parse(source, path)
     except SyntaxError as error:  # also bad encodings and coding cookies
         column = (error.offset or 1) if error.lineno else 1
         rejected = _syntax_error(path, error.lineno or 1, column, f"Cannot parse: {error.msg}")
-        if "nested" in error.msg or isinstance(error, UnicodeError):
+        if any(word in error.msg for word in _FINAL) or isinstance(error, UnicodeError):
             return rejected
-        # Syntax newer than this interpreter (PEP 695 on 3.11, ...) may still suit libcst.
+        # Syntax newer than this interpreter (PEP 695 on 3.11, ...) may still suit libcst;
+        # without CPython's tree there is no depth bound, so libcst first tries in a child.
+        status, verdict = in_child(lambda: _libcst_verdict(source), FALLBACK_PARSE_TIMEOUT)
+        if status != "ok" or verdict is not None:
+            return rejected
         return _parse_with_libcst(path, source, rejected)
     except (RecursionError, MemoryError, ValueError) as error:
         reason = "nesting too deep for the parser" if isinstance(error, RecursionError) else error
         return _syntax_error(path, 1, 1, f"Cannot parse: {reason}")
-    return _parse_with_libcst(path, source, None)
+    depth, line = nesting_depth(tree)
+    del tree
+    if depth > max_depth:
+        message = (
+            f"Cannot parse: nested {depth} levels deep, more than max-depth = {max_depth} "
+            "(libcst's parse time grows steeply with depth; raise max-depth to lint it)"
+        )
+        return _syntax_error(path, line, 1, message)
+    module = _parse_with_libcst(path, source, None)
+    if isinstance(module, Diagnostic):
+        # CPython accepted the file: libcst's tokenizer rejects a few valid endings, such
+        # as a line continuation right before the end of the file.
+        trimmed = _TRAILING_CONTINUATION.sub(b"\n", source)
+        if trimmed != source and isinstance(
+            fixed := _parse_with_libcst(path, trimmed, None), cst.Module
+        ):
+            return fixed
+        module.message = module.message.replace(
+            "Cannot parse:", "Cannot parse with libcst (Python accepts the file):", 1
+        )
+    return module
+
+
+# CPython's verdicts that no newer Python reverses: no libcst second opinion for them.
+_FINAL = ("nested", "Exceeds the limit", "null bytes", "indent")
+_TRAILING_CONTINUATION = re.compile(rb"[ \t\f]*\\\r?\n?\s*\Z")
+
+
+def _libcst_verdict(source: bytes) -> None | str:
+    """None when libcst parses `source`, else its message. Run by `parse` in a child
+    forked from the deep-stack thread: the child's one thread has that stack."""
+    try:
+        cst.parse_module(source)
+    except Exception as error:
+        return str(error)[:MESSAGE_LIMIT]
+    return None
 
 
 def _parse_with_libcst(
@@ -202,18 +255,34 @@ def _parse_with_libcst(
         first = str(error).splitlines()[0]
         line, column = error.raw_line, error.raw_column + 1
         return rejected or _syntax_error(path, line, column, f"Cannot parse: {first}")
-    except (SyntaxError, UnicodeError, LookupError, RecursionError, ValueError) as error:
+    except (SyntaxError, UnicodeError, LookupError, ValueError) as error:
         return rejected or _syntax_error(path, 1, 1, f"Cannot parse: {error}")
 
 
 def lint_source(path: str, source: bytes | str, config: Config | None = None) -> LintResult:
-    """All findings of one file, before suppression comments are applied."""
+    """All findings of one file, before suppression comments are applied. Never raises:
+    what the parser or the analysis cannot handle is GL001 (nesting too deep, out of
+    memory) or an internal error (a bug) in the result."""
     config = config or Config()
-    result = LintResult()
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
+    raw = from_bom(raw)
     if PREFILTER not in raw:
-        return result
-    module = parse(path, raw)
+        return LintResult()
+    try:
+        return deep_call(lambda: _lint(path, raw, config))
+    except RecursionError:
+        reason = "Cannot analyse: nesting too deep"
+    except MemoryError:
+        reason = "Cannot analyse: out of memory"
+    except Exception as error:  # a bug must not take the other files down
+        return LintResult(internal_errors=[internal_error(path, error)])
+    found = [_syntax_error(path, 1, 1, reason)] if config.is_selected("GL001") else []
+    return LintResult(diagnostics=found)
+
+
+def _lint(path: str, source: bytes, config: Config) -> LintResult:
+    result = LintResult()
+    module = parse(path, source, config.max_depth)
     if isinstance(module, Diagnostic):
         if config.is_selected("GL001"):
             result.diagnostics.append(module)
@@ -224,11 +293,6 @@ def lint_source(path: str, source: bytes | str, config: Config | None = None) ->
         for checker in load_checkers()
         if any(config.is_selected(code) for code in checker.codes)
     ]
-    try:
-        _Dispatcher(file, checkers).run(module)
-    except RecursionError:
-        file.diagnostics.append(_syntax_error(path, 1, 1, "Cannot analyse: nesting too deep"))
-    except Exception:  # a checker bug must not take the other files down
-        result.internal_errors.append(f"{path}: internal error\n{traceback.format_exc()}")
+    _Dispatcher(file, checkers).run(module)
     result.diagnostics = sorted(file.diagnostics, key=Diagnostic.sort_key)
     return result

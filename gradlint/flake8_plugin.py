@@ -20,7 +20,7 @@ from pathlib import Path
 
 from gradlint import __version__
 from gradlint.catalogue import load_catalogue
-from gradlint.config import Resolver
+from gradlint.config import ConfigError, Resolver
 from gradlint.discovery import Excluder
 from gradlint.runner import lint_file
 
@@ -47,6 +47,11 @@ def source_bytes(lines: list[str]) -> bytes:
         return text.encode("utf-8", "surrogatepass")
 
 
+# What the plugin reports when gradlint itself failed on a file (a bug, or a bad
+# [tool.gradlint] table): never a silent pass.
+INTERNAL_CODE = "GL902"
+
+
 class GradlintPlugin:
     name = "gradlint"
     version = __version__
@@ -59,11 +64,19 @@ class GradlintPlugin:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         directory = Path(self.filename).absolute().parent
-        config = _resolver().for_path(directory)
-        if _excluder(directory).excludes_path(self.filename):
+        try:
+            config = _resolver().for_path(directory)
+            excluded = _excluder(directory).excludes_path(self.filename)
+        except ConfigError as error:
+            yield 1, 0, f"{INTERNAL_CODE} gradlint cannot run: {error}", type(self)
+            return
+        if excluded:
             return
         result = lint_file(self.filename, config, source_bytes(self.lines))
         for error in result.internal_errors:
             print(error, file=sys.stderr)
+            # a finding, not just stderr: flake8 would otherwise pass the file as clean
+            headline = error.splitlines()[0].removeprefix(f"{self.filename}: ")
+            yield 1, 0, f"{INTERNAL_CODE} gradlint {headline}", type(self)
         for d in result.diagnostics:
             yield d.line, d.column - 1, f"{d.code} {d.message}", type(self)

@@ -12,14 +12,16 @@ import os
 import stat
 import sys
 import tokenize
-import traceback
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
+from gradlint.cache import ResultCache
+from gradlint.cache import enabled as cache_enabled
 from gradlint.config import CODE_PROBES, Config
 from gradlint.diagnostic import Diagnostic
 from gradlint.findings import finalize
+from gradlint.guard import from_bom, internal_error
 from gradlint.suppression import apply_noqa
 
 
@@ -69,7 +71,8 @@ def decode(source: bytes) -> str:
 
 
 def lint_file(path: str, config: Config, source: bytes | None = None) -> FileResult:
-    """Findings of one file after `# noqa` comments and `per-file-ignores`.
+    """Findings of one file after `# noqa` comments and `per-file-ignores`, from the
+    result cache when it has them.
 
     The text is kept when there are findings, or always for the code probes (which run
     every file they are given)."""
@@ -79,16 +82,58 @@ def lint_file(path: str, config: Config, source: bytes | None = None) -> FileRes
         except OSError as error:
             reason = error.strerror or str(error)
             return FileResult(path, file_error(path, f"Cannot read: {reason}", config))
-    from gradlint.engine import lint_source
+    try:
+        cache = result_cache(config)
+        key = cache.key(path, source) if cache else ""
+        diagnostics = cache.get(key) if cache else None
+        errors: list[str] = []
+        if diagnostics is None:
+            from gradlint.engine import lint_source  # libcst and the checkers: not on a hit
 
-    result = lint_source(path, source, config)
-    diagnostics = apply_noqa(result.diagnostics, source)
-    ignored = config.ignored_in(path)
-    if ignored:
-        diagnostics = [d for d in diagnostics if not d.code.startswith(ignored)]
-    diagnostics = finalize(diagnostics)
-    text = decode(source) if diagnostics or config.probe in CODE_PROBES else None
-    return FileResult(path, diagnostics, result.internal_errors, text)
+            source = from_bom(source)
+            result = lint_source(path, source, config)
+            diagnostics = apply_noqa(result.diagnostics, source)
+            ignored = config.ignored_in(path)
+            if ignored:
+                diagnostics = [d for d in diagnostics if not d.code.startswith(ignored)]
+            diagnostics = finalize(diagnostics)
+            errors = result.internal_errors
+            if cache and not errors:
+                cache.put(key, diagnostics)
+        text = decode(from_bom(source)) if diagnostics or config.probe in CODE_PROBES else None
+    except Exception as error:  # a bug in one file's pipeline: reported, the run goes on
+        return FileResult(path, internal_errors=[internal_error(path, error)])
+    return FileResult(path, diagnostics, errors, text)
+
+
+def cached_result(path: str, config: Config) -> FileResult | None:
+    """The file's result when the cache has it (None otherwise, also when unreadable)."""
+    cache = result_cache(config)
+    if cache is None:
+        return None
+    try:
+        source = read_source(path)
+    except OSError:
+        return None
+    diagnostics = cache.get(cache.key(path, source))
+    if diagnostics is None:
+        return None
+    text = decode(from_bom(source)) if diagnostics or config.probe in CODE_PROBES else None
+    return FileResult(path, diagnostics, [], text)
+
+
+_caches: dict[str, ResultCache] = {}
+
+
+def result_cache(config: Config) -> ResultCache | None:
+    """The result cache of `config` (one per distinct configuration), None when off."""
+    if config.cache_dir is None or not cache_enabled():
+        return None
+    settings = repr(config)
+    found = _caches.get(settings)
+    if found is None:
+        found = _caches[settings] = ResultCache(config.cache_dir, config)
+    return found
 
 
 # -- many files ------------------------------------------------------------------------
@@ -108,10 +153,14 @@ def run(
 ) -> RunResult:
     """Lint `paths` (and `stdin`: its reported name and bytes), sorted findings out."""
     jobs = jobs or default_jobs()
-    if jobs > 1 and len(paths) > 1:
-        results = _in_pool(paths, config, jobs)
+    # Cache hits are read here: a warm run starts no worker and imports no parser.
+    done = {path: hit for path in paths if (hit := cached_result(path, config)) is not None}
+    pending = [path for path in paths if path not in done]
+    if jobs > 1 and len(pending) > 1:
+        done.update(zip(pending, _in_pool(pending, config, jobs), strict=True))
     else:
-        results = [lint_file(path, config) for path in paths]
+        done.update((path, lint_file(path, config)) for path in pending)
+    results = [done[path] for path in paths]
     if stdin is not None:
         results.append(lint_file(stdin[0], config, stdin[1]))
     run_result = RunResult()
@@ -188,8 +237,7 @@ def _run_batch(paths: list[str], config: Config, jobs: int, done: dict[str, File
             except BrokenProcessPool:
                 broken = True
             except Exception as error:  # one file's failure is reported, the run goes on
-                trace = "".join(traceback.format_exception(error))
-                done[path] = FileResult(path, internal_errors=[f"{path}: internal error\n{trace}"])
+                done[path] = FileResult(path, internal_errors=[internal_error(path, error)])
     return status if broken else None
 
 

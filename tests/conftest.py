@@ -1,9 +1,14 @@
+import os
 import textwrap
 
 import pytest
 
 from gradlint.config import Config
 from gradlint.engine import lint_source
+
+# Tests patch the engine and re-lint the same bytes: no result cache unless a test asks
+# (tests/test_cache.py), here and in the gradlint processes tests start.
+os.environ["GRADLINT_NO_CACHE"] = "1"
 
 
 def lint(source: str, config: Config | None = None, path: str = "snippet.py"):

@@ -44,6 +44,8 @@ def test_settings_of_every_key(tmp_path):
         'no-grad-contexts = ["mylib.frozen"]\n'
         'probe = "exec"\n'
         "probe-timeout = 3\n"
+        "max-depth = 50\n"
+        'cache-dir = "build/cache"\n'
         '[tool.gradlint.per-file-ignores]\n"tests/*" = ["GL101"]\n'
     )
     config = _build(read_settings(pyproject), root=tmp_path)
@@ -57,12 +59,15 @@ def test_settings_of_every_key(tmp_path):
         no_grad_contexts=("mylib.frozen",),
         probe="exec",
         probe_timeout=3.0,
+        max_depth=50,
+        cache_dir=tmp_path / "build" / "cache",
         root=tmp_path,
     )
 
 
 def test_defaults_and_standalone_config_file(tmp_path):
-    assert _build() == Config(root=Path("/project"))
+    default_cache = Path("/project/.gradlint_cache")
+    assert _build() == Config(root=Path("/project"), cache_dir=default_cache)
     assert _build().exclude == DEFAULT_EXCLUDE
     standalone = tmp_path / "gradlint.toml"
     standalone.write_text('ignore = ["GL3"]\n')

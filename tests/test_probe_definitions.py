@@ -169,6 +169,18 @@ FILES = {
             def forward(self, x):
                 return self.body(x)
         """,
+    "other_models.py": """
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self, features=4):
+                super().__init__()
+                self.linear = nn.Linear(features, 2)
+
+            def forward(self, x):
+                return self.linear(x.reshape(-1, 4))
+        """,
     "configured.py": """
         import torch.nn as nn
 
@@ -305,6 +317,12 @@ def test_constructor_and_inputs_come_from_another_file_of_the_project(run):
     assert error.line == _line("models.py", "reshape")
     assert "Net(6) on inputs torch.randn(2, 6)" in _text(error)
     assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in _text(error)
+
+
+def test_calls_of_a_same_named_class_elsewhere_are_not_used(run):
+    """train.py builds `models.Net(6)` and feeds it (2, 6): other_models.Net, which no
+    file imports, is built with its defaults and fed inputs shaped for its layer."""
+    assert _gl901(run, "other_models.py") == []
 
 
 def test_configured_constructor_arguments_and_inputs(run):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -53,24 +53,38 @@ class ClassInfo:
         return self.kind is ClassKind.MODULE
 
 
+def _blocks(statement: cst.CSTNode) -> Iterator[Sequence[cst.CSTNode]]:
+    """The statement lists directly inside a compound statement (bodies, else, handlers,
+    finally, match cases); a chained `elif` comes back as a one-statement list."""
+    body = getattr(statement, "body", None)
+    if isinstance(body, cst.IndentedBlock):
+        yield body.body
+    for case in getattr(statement, "cases", ()):  # match
+        yield case.body.body if isinstance(case.body, cst.IndentedBlock) else ()
+    for handler in getattr(statement, "handlers", ()):  # try / try* (except*)
+        if isinstance(handler.body, cst.IndentedBlock):
+            yield handler.body.body
+    for attr in ("orelse", "finalbody"):
+        block = getattr(statement, attr, None)
+        if isinstance(block, cst.If):
+            yield (block,)
+        elif block is not None and isinstance(block.body, cst.IndentedBlock):
+            yield block.body.body
+
+
 def _walk_classes(statements: Iterable[cst.CSTNode]) -> Iterator[cst.ClassDef]:
-    """Every ClassDef in a statement list, nested ones included, without a full traversal."""
-    for statement in statements:
+    """Every ClassDef in a statement list, in source order, nested ones and those in any
+    block included, without a full traversal and without recursion (elif chains)."""
+    stack = [iter(statements)]
+    while stack:
+        statement = next(stack[-1], None)
+        if statement is None:
+            stack.pop()
+            continue
         if isinstance(statement, cst.ClassDef):
             yield statement
-            yield from _walk_classes(statement.body.body)
-        elif isinstance(statement, cst.FunctionDef):
-            yield from _walk_classes(statement.body.body)
-        elif isinstance(statement, cst.If | cst.Try | cst.With | cst.For | cst.While):
-            yield from _walk_classes(statement.body.body)
-            for attr in ("orelse", "finalbody"):
-                block = getattr(statement, attr, None)
-                if isinstance(block, cst.If):
-                    yield from _walk_classes([block])
-                elif block is not None:
-                    yield from _walk_classes(block.body.body)
-            for handler in getattr(statement, "handlers", ()):
-                yield from _walk_classes(handler.body.body)
+        if isinstance(statement, cst.BaseCompoundStatement):
+            stack.extend(iter(block) for block in reversed(list(_blocks(statement))))
 
 
 class ModuleIndex:

@@ -48,6 +48,19 @@ def dotted(expr: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
+def _blocks(statement: cst.If | cst.Try | cst.TryStar | cst.With) -> list[list]:
+    """The statement lists inside an if / try / with: body, handlers, else, finally."""
+    blocks = [statement.body.body]
+    blocks += [handler.body.body for handler in getattr(statement, "handlers", ())]
+    for attr in ("orelse", "finalbody"):
+        block = getattr(statement, attr, None)
+        if isinstance(block, cst.If):
+            blocks.append([block])
+        elif block is not None:
+            blocks.append(block.body.body)
+    return blocks
+
+
 def _module_name(node: cst.BaseExpression | None) -> str:
     return (dotted(node) or "") if node is not None else ""
 
@@ -66,22 +79,19 @@ class ImportTable:
         return table
 
     def _scan(self, statements) -> None:
-        """Imports at module level, also inside top-level if / try / with blocks."""
-        for statement in statements:
-            if isinstance(statement, cst.SimpleStatementLine):
+        """Imports at module level, also inside top-level if / try / with blocks (without
+        recursion: a chain of a thousand `elif`s is one level deeper per branch)."""
+        pending = [iter(statements)]
+        while pending:
+            statement = next(pending[-1], None)
+            if statement is None:
+                pending.pop()
+            elif isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     if isinstance(small, cst.Import | cst.ImportFrom):
                         self.add(small)
-            elif isinstance(statement, cst.If | cst.Try | cst.With):
-                self._scan(statement.body.body)
-                for handler in getattr(statement, "handlers", ()):
-                    self._scan(handler.body.body)
-                for attr in ("orelse", "finalbody"):
-                    block = getattr(statement, attr, None)
-                    if isinstance(block, cst.If):
-                        self._scan([block])
-                    elif block is not None:
-                        self._scan(block.body.body)
+            elif isinstance(statement, cst.If | cst.Try | cst.TryStar | cst.With):
+                pending.extend(iter(block) for block in reversed(_blocks(statement)))
 
     def add(self, node: cst.Import | cst.ImportFrom) -> None:
         if isinstance(node, cst.Import):

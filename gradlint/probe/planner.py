@@ -240,14 +240,38 @@ class Project:
                 if instance and (inputs := _inputs_of(node, bindings)):
                     self.inputs.setdefault(instance, []).append((path, inputs))
 
+    def _sees(self, user: str, path: str) -> bool:
+        """Whether the file `user` may be calling the classes of `path`: it is `path`, or
+        it imports a module named like `path` (another file's `Block` is another class)."""
+        if user == path:
+            return True
+        stem = os.path.splitext(os.path.basename(path))[0]
+        if stem == "__init__":
+            stem = os.path.basename(os.path.dirname(path))
+        for node in ast.walk(self.trees[user]):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or "", *(f"{node.module}.{a.name}" for a in node.names)]
+            else:
+                continue
+            if any(stem in n.split(".") for n in names):
+                return True
+        return False
+
+    def _ordered(self, found: list[tuple[str, object]], path: str) -> list:
+        """Own file first, then the files that import it."""
+        seen = [item for item in found if self._sees(item[0], path)]
+        return [value for _, value in sorted(seen, key=lambda item: item[0] != path)]
+
     def constructor(self, path: str, name: str) -> dict | None:
-        calls = sorted(self.constructors.get(name, []), key=lambda item: item[0] != path)
-        found = (c for c in (_constructor_call(n) for _, n in calls) if c is not None)
+        calls = self._ordered(self.constructors.get(name, []), path)
+        found = (c for c in map(_constructor_call, calls) if c is not None)
         return next(found, None) or self.configured.get(name, {}).get("constructor")
 
     def call_inputs(self, path: str, name: str) -> list[list[str]]:
         found = []
-        for _, inputs in sorted(self.inputs.get(name, []), key=lambda item: item[0] != path):
+        for inputs in self._ordered(self.inputs.get(name, []), path):
             if inputs not in found:
                 found.append(inputs)
         return found

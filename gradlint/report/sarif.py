@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path, PurePath
 from urllib.parse import quote
 
@@ -39,7 +40,8 @@ def artifact_location(path: str) -> dict:
     """Absolute paths as file: URIs; relative ones against %SRCROOT% (the run's directory)."""
     if PurePath(path).is_absolute():
         return {"uri": Path(path).as_uri()}
-    return {"uri": quote(PurePath(path).as_posix()), "uriBaseId": SRCROOT}
+    # os.fsencode: a file name that is not valid UTF-8 is percent-encoded as its bytes
+    return {"uri": quote(os.fsencode(PurePath(path).as_posix())), "uriBaseId": SRCROOT}
 
 
 def region(line: int, column: int, end_line: int, end_column: int) -> dict:

@@ -1,0 +1,152 @@
+"""The result cache: a file already linted with the same gradlint, settings and content
+costs a hash and a read.
+
+One JSON entry per file under `<cache-dir>/v1/<2 hex>/<key>`, where the key hashes:
+gradlint's version and a fingerprint of its code and rule catalogue (an edited checkout
+never serves stale results), the file's effective settings, its path (findings carry it,
+`per-file-ignores` match it), its bytes, and `index_key(path)`, the hook for facts that
+come from other files (empty while every rule looks at one file). Entries are written
+atomically (a temporary file renamed over the entry), so concurrent runs never read a
+half-written one; an entry that does not decode is a miss. JSON, not pickle: a cache
+directory checked into a repository must not be able to run code.
+
+The directory holds a `CACHEDIR.TAG` (backup tools skip it) and a `.gitignore` of `*`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+from enum import Enum
+from functools import cache
+from pathlib import Path
+
+from gradlint import __version__
+from gradlint.config import Config
+from gradlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Severity, Witness
+
+SCHEMA = "v1"
+NO_CACHE_ENV = "GRADLINT_NO_CACHE"
+CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by gradlint.\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n"
+)
+_TYPES = {cls.__name__: cls for cls in (Diagnostic, Fix, Edit, Witness)}
+_ENUMS = {cls.__name__: cls for cls in (Severity, Applicability)}
+
+
+def index_key(path: str) -> bytes:
+    """Key material from other files that `path`'s findings depend on (a summary of the
+    modules it imports, once rules look across files); today no rule does."""
+    return b""
+
+
+@cache
+def code_fingerprint() -> str:
+    """gradlint's version, and the size and mtime of every file of its package and rule
+    catalogue: editing a checker or a rule doc invalidates every entry."""
+    from gradlint.catalogue import catalogue_dir
+
+    digest = hashlib.sha256(__version__.encode())
+    package = Path(__file__).parent
+    for root in (package, catalogue_dir()):
+        for path in sorted(root.rglob("*")):
+            if path.suffix in (".py", ".json", ".md") and "__pycache__" not in path.parts:
+                stat = path.stat()
+                digest.update(
+                    f"{path.relative_to(root)}:{stat.st_size}:{stat.st_mtime_ns};".encode()
+                )
+    return digest.hexdigest()
+
+
+def enabled() -> bool:
+    return not os.environ.get(NO_CACHE_ENV)
+
+
+class ResultCache:
+    """The cache of one run's settings in `directory`."""
+
+    def __init__(self, directory: Path, config: Config) -> None:
+        self.directory = directory / SCHEMA
+        settings = repr(dataclasses.replace(config, cache_dir=None))
+        self._run_key = hashlib.sha256(f"{code_fingerprint()}\0{settings}".encode()).digest()
+        self._prepared = False
+
+    def key(self, path: str, source: bytes) -> str:
+        digest = hashlib.sha256(self._run_key)
+        for part in (os.fsencode(path), hashlib.sha256(source).digest(), index_key(path)):
+            digest.update(len(part).to_bytes(8, "little"))
+            digest.update(part)
+        return digest.hexdigest()
+
+    def _entry(self, key: str) -> Path:
+        return self.directory / key[:2] / key
+
+    def get(self, key: str) -> list[Diagnostic] | None:
+        """The findings stored under `key`, or None (absent, unreadable or corrupt)."""
+        try:
+            found = [_decode(item) for item in json.loads(self._entry(key).read_bytes())]
+        except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+            return None
+        return found if all(isinstance(d, Diagnostic) for d in found) else None
+
+    def put(self, key: str, diagnostics: list[Diagnostic]) -> None:
+        """Store atomically; a cache that cannot be written is silently skipped."""
+        entry = self._entry(key)
+        try:
+            self._prepare()
+            entry.parent.mkdir(exist_ok=True)
+            data = json.dumps([_encode(d) for d in diagnostics]).encode()
+            handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
+            try:
+                with os.fdopen(handle, "wb") as file:
+                    file.write(data)
+                os.replace(temporary, entry)
+            except BaseException:
+                os.unlink(temporary)
+                raise
+        except (OSError, TypeError, ValueError):
+            pass
+
+    def _prepare(self) -> None:
+        if self._prepared:
+            return
+        root = self.directory.parent
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for name, text in (("CACHEDIR.TAG", CACHEDIR_TAG), (".gitignore", "*\n")):
+            marker = root / name
+            if not marker.exists():
+                marker.write_text(text)
+        self._prepared = True
+
+
+def _encode(value):
+    if dataclasses.is_dataclass(value):
+        fields = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {"__type__": type(value).__name__, **fields}
+    if isinstance(value, Enum):
+        return {"__enum__": type(value).__name__, "value": value.value}
+    if isinstance(value, list | tuple):
+        return [_encode(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _encode(item) for key, item in value.items()}
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise TypeError(f"cannot cache a {type(value).__name__}")
+
+
+def _decode(value):
+    if isinstance(value, list):
+        return tuple(_decode(item) for item in value)
+    if not isinstance(value, dict):
+        return value
+    if "__enum__" in value:
+        return _ENUMS[value["__enum__"]](value["value"])
+    fields = {key: _decode(item) for key, item in value.items() if key != "__type__"}
+    if "__type__" in value:
+        return _TYPES[value["__type__"]](**fields)
+    return fields

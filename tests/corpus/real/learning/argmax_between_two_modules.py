@@ -1,0 +1,36 @@
+# source: https://github.com/pytorch/pytorch/issues/1339
+# expect: silent: the argmax between the two modules cuts the graph: the first module never gets a gradient
+# buggy-line: 30
+import torch
+import torch.nn as nn
+
+
+class Tagger(nn.Module):
+    def __init__(self, n_in=6, n_tags=4):
+        super().__init__()
+        self.fc = nn.Linear(n_in, n_tags)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Scorer(nn.Module):
+    def __init__(self, n_tags=4):
+        super().__init__()
+        self.emb = nn.Embedding(n_tags, 3)
+        self.out = nn.Linear(3, 1)
+
+    def forward(self, tags):
+        return self.out(self.emb(tags)).squeeze(-1)
+
+
+first_model, second_model = Tagger(), Scorer()
+x, target = torch.randn(5, 6), torch.randn(5)
+y_p = first_model(x)
+y_p = torch.max(y_p, 1)[1]
+loss = ((second_model(y_p) - target) ** 2).mean()
+first_model.zero_grad()
+second_model.zero_grad()
+loss.backward()
+assert second_model.out.weight.grad is not None
+assert first_model.fc.weight.grad is None

@@ -1,0 +1,240 @@
+"""Inputs that once crashed, hung or silenced gradlint: each gives findings, GL001 or a
+one-line internal error (exit 2), and the other files of the run are still reported."""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradlint.cli import main
+from gradlint.config import Config
+from gradlint.engine import lint_source
+from gradlint.flake8_plugin import GradlintPlugin
+from gradlint.guard import MESSAGE_LIMIT, nesting_depth
+
+BACKWARD_CLASS = """\
+class Scale(nn.Module):
+    def forward(self, x):
+        return 2 * x
+
+    def backward(self, grad_output):
+        return 2 * grad_output
+"""
+
+
+def indented(text: str, prefix: str) -> str:
+    return "".join(prefix + line if line.strip() else line for line in text.splitlines(True))
+
+
+def codes(source: str | bytes, config: Config | None = None) -> list[str]:
+    result = lint_source("case.py", source, config)
+    assert not result.internal_errors
+    return [d.code for d in result.diagnostics]
+
+
+def gradlint(*args: str, cwd: Path, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "gradlint", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        check=False,
+        timeout=300,
+    )
+
+
+# -- classes in every block ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "match command:\n    case 1:\n    ",
+        "try:\n    pass\nexcept* ValueError:\n",
+        "while True:\n    pass\nelse:\n",
+        "with open(path) as f:\n",
+        "if a:\n    pass\n" + "elif b:\n    pass\n" * 3 + "else:\n",
+    ],
+    ids=["match-case", "except-star", "while-else", "with", "else-after-elifs"],
+)
+def test_a_class_in_any_block_is_indexed(block):
+    *head, indent = block.split("\n")
+    source = "import torch.nn as nn\n" + "\n".join(head) + "\n"
+    source += indented(BACKWARD_CLASS, "    " + indent)
+    assert codes(source) == ["GL303"]
+
+
+def test_a_thousand_elifs_are_linted_without_recursion_error():
+    chain = "".join(f"elif x == {i}:\n    pass\n" for i in range(1000))
+    source = f"import torch.nn as nn\nif x:\n    pass\n{chain}\n{BACKWARD_CLASS}"
+    assert codes(source) == ["GL303"]
+
+
+# -- parser limits -------------------------------------------------------------------
+
+
+def test_depth_counts_libcst_levels():
+    import ast
+
+    assert nesting_depth(ast.parse("x = a + b + c + d"))[0] == 6
+    # elif links and `and` operands weigh an eighth of a level (libcst parses them fast)
+    elifs = "if a:\n    pass\n" + "elif b:\n    pass\n" * 80
+    assert nesting_depth(ast.parse(elifs))[0] < 15
+    assert nesting_depth(ast.parse("x = " + " and ".join(["a"] * 800)))[0] == 103
+
+
+def test_a_chain_deeper_than_max_depth_is_gl001_saying_why():
+    source = "import torch\nx = " + " + ".join(["a"] * 300) + "\n"
+    result = lint_source("case.py", source, Config(max_depth=200))
+    [found] = result.diagnostics
+    assert (found.code, found.line) == ("GL001", 2)
+    assert "max-depth" in found.message + found.detail
+    assert codes(source) == []  # within the default limit it is parsed and linted
+
+
+def test_an_int_literal_python_rejects_is_gl001():
+    source = f"import torch\nx = torch.ones({'1' * 5000}).view(3)\n"
+    result = lint_source("case.py", source)
+    [found] = result.diagnostics
+    assert found.code == "GL001" and "4300" in found.message + found.detail
+
+
+def test_a_continuation_before_the_end_of_the_file_is_valid():
+    source = b"import torch\n\t\\\r\n"
+    compile(source, "case.py", "exec")  # CPython accepts it; libcst's tokenizer did not
+    assert codes(source) == []
+    assert codes(b"import torch.nn as nn\n" + BACKWARD_CLASS.encode() + b"\\\r\n") == ["GL303"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_utf16_and_utf32_files_are_read_by_their_bom(encoding):
+    bom = {
+        "utf-16-le": codecs.BOM_UTF16_LE,
+        "utf-16-be": codecs.BOM_UTF16_BE,
+        "utf-32-le": codecs.BOM_UTF32_LE,
+        "utf-32-be": codecs.BOM_UTF32_BE,
+    }[encoding]
+    source = bom + ("import torch.nn as nn\n" + BACKWARD_CLASS).encode(encoding)
+    assert codes(source) == ["GL303"]
+
+
+# -- internal errors -----------------------------------------------------------------
+
+
+@pytest.fixture
+def broken_checker(monkeypatch):
+    """Every Call node raises (a RecursionError or a bug whose text is huge)."""
+    from gradlint.checks import load_checkers
+
+    checker = next(c for c in load_checkers() if hasattr(c, "visit_Call"))
+    errors = []
+
+    def visit_call(self, node):
+        raise errors[0]
+
+    monkeypatch.setattr(checker, "visit_Call", visit_call)
+    return errors
+
+
+def test_recursion_error_in_the_analysis_is_gl001(broken_checker):
+    broken_checker.append(RecursionError("maximum recursion depth exceeded"))
+    result = lint_source("case.py", "import torch\ntorch.ones(2)\n")
+    assert [d.code for d in result.diagnostics] == ["GL001"] and not result.internal_errors
+
+
+def test_an_internal_error_is_one_bounded_line(broken_checker, monkeypatch):
+    broken_checker.append(ValueError("node " * 50_000))
+    monkeypatch.delenv("GRADLINT_DEBUG", raising=False)
+    [message] = lint_source("case.py", "import torch\ntorch.ones(2)\n").internal_errors
+    assert "\n" not in message and len(message) < MESSAGE_LIMIT + 100
+    assert message.startswith("case.py: internal error: ValueError: node node")
+    monkeypatch.setenv("GRADLINT_DEBUG", "1")
+    [message] = lint_source("case.py", "import torch\ntorch.ones(2)\n").internal_errors
+    assert "Traceback" in message
+
+
+def test_an_uncaught_exception_exits_2_not_1(monkeypatch, capsys, tmp_path):
+    def explode(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("gradlint.runner.run", explode)
+    (tmp_path / "m.py").write_text("import torch\n")
+    assert main([str(tmp_path / "m.py")]) == 2
+    assert "internal error: RuntimeError: boom" in capsys.readouterr().err
+
+
+def test_the_flake8_plugin_reports_an_internal_error_as_gl902(broken_checker, capsys):
+    broken_checker.append(KeyError("x"))
+    lines = ["import torch\n", "torch.ones(2)\n"]
+    found = [text for _, _, text, _ in GradlintPlugin(None, "m.py", lines).run()]
+    assert found == ["GL902 gradlint internal error: KeyError: 'x'"]
+    assert "m.py: internal error" in capsys.readouterr().err
+
+
+# -- whole runs: native crashes, file names, other files still reported ---------------
+
+
+@pytest.fixture(scope="module")
+def crash_project(tmp_path_factory) -> Path:
+    """A file whose `and` chain segfaulted libcst's parser, next to a file with a finding
+    and one whose name is not valid UTF-8."""
+    root = tmp_path_factory.mktemp("crash")
+    (root / "chain.py").write_text("import torch\nx = " + " and ".join(["a"] * 10_000) + "\n")
+    (root / "deep.py").write_text("import torch\nx = " + "-" * 3000 + "a\n")
+    (root / "bad.py").write_text("import torch.nn as nn\n\n" + BACKWARD_CLASS)
+    with open(os.path.join(os.fsencode(root), b"caf\xe9.py"), "w") as file:
+        file.write("import torch.nn as nn\n\n" + BACKWARD_CLASS)
+    return root
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_file_that_crashed_the_parser_does_not_stop_the_run(crash_project, jobs):
+    done = gradlint("-j", jobs, "--format", "json", ".", cwd=crash_project)
+    assert done.returncode == 1, done.stderr
+    found = {(d["path"], d["code"]) for d in json.loads(done.stdout)}
+    assert found == {
+        ("bad.py", "GL303"),
+        ("caf\udce9.py", "GL303"),
+        ("chain.py", "GL001"),
+        ("deep.py", "GL001"),
+    }
+
+
+def test_one_crashing_file_alone_and_on_stdin(crash_project):
+    alone = gradlint("chain.py", cwd=crash_project)
+    assert alone.returncode == 1 and b"chain.py:2:1: GL001" in alone.stdout
+    stdin = (crash_project / "chain.py").read_bytes()
+    piped = gradlint("-", "--stdin-filename", "c.py", cwd=crash_project, stdin=stdin)
+    assert piped.returncode == 1 and b"c.py:2:1: GL001" in piped.stdout
+
+
+@pytest.mark.parametrize("fmt", ["flake8", "full", "json", "sarif", "github"])
+def test_a_non_utf8_file_name_in_every_format_and_output_file(crash_project, fmt, tmp_path):
+    target = os.path.join(os.fsencode(crash_project), b"caf\xe9.py")
+    done = subprocess.run(
+        [sys.executable, "-m", "gradlint", "--format", fmt, os.fsdecode(target)],
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 1 and b"GL303" in done.stdout, done.stderr
+    if fmt == "sarif":
+        assert b"caf%E9.py" in done.stdout
+    out = tmp_path / "report"
+    done = gradlint("--format", fmt, "-o", str(out), os.fsdecode(target), cwd=crash_project)
+    assert done.returncode == 1 and b"GL303" in out.read_bytes()
+
+
+def test_without_room_for_a_big_stack_files_are_still_linted(monkeypatch):
+    import threading
+
+    def no_thread(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    assert codes("import torch.nn as nn\n" + BACKWARD_CLASS) == ["GL303"]
