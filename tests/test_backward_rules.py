@@ -125,3 +125,21 @@ def test_witness_reproduces_the_message():
     )
     with pytest.raises(RuntimeError, match=re.escape(finding.witness.expect)):
         exec(finding.witness.program, {})
+
+
+def test_full_reduction_of_an_unknown_output_is_0_dim_against_a_unit_gradient():
+    """WGAN-style `one = torch.FloatTensor([1])`: `.mean()` of anything is 0-dim."""
+    source = """
+import torch
+
+
+def train_critic(netD, real, one):
+    mone = torch.FloatTensor([1]) * -1
+    errD_real = netD(real).mean()
+    errD_real.backward(mone)
+    errD_fake = netD(real).sum()
+    errD_fake.backward()
+    errD_other = netD(real).mean(0)
+    errD_other.backward(torch.ones(1))
+"""
+    assert [(d.line, d.code) for d in lint(source)] == [(8, "GL301")]

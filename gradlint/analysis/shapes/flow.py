@@ -425,6 +425,9 @@ class FunctionShapes:
             receiver = self.ev(func.value, env)
             if receiver is None and func.attr.value in torch_ops.SHAPE_TENSOR_ONLY_METHODS:
                 receiver = Shape.unknown()
+            full_reduction = func.attr.value in ("mean", "sum") and not node.args
+            if receiver is None and full_reduction:
+                receiver = Shape.unknown()  # `.mean()` of anything is 0-dim
             if isinstance(receiver, Shape):
                 return self._method(node, func.attr.value, receiver, args)
         if isinstance(func, cst.Name) and func.value not in env:
