@@ -17,6 +17,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
+from gradlint.patterns import glob_matches
+
 # Directory names never walked into unless `exclude` replaces this list (hidden
 # directories and virtualenvs are always skipped, see discovery.py).
 DEFAULT_EXCLUDE = ("venv", "__pycache__", "site-packages", "build", "dist", "node_modules")
@@ -62,8 +64,6 @@ class Config:
         """Code prefixes that `per-file-ignores` removes from `path`, whatever `select` says."""
         if not self.per_file_ignores:
             return ()
-        from gradlint.discovery import glob_matches
-
         relative = relative_to_root(path, self.root)
         return tuple(
             code

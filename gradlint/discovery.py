@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gradlint.config import Config, Resolver, relative_to_root
+from gradlint.patterns import gitignore_spec, pattern_spec
 
 if TYPE_CHECKING:
     import pathspec
@@ -35,32 +35,14 @@ class Discovered:
     missing: list[str] = field(default_factory=list)  # named on the command line, absent
 
 
-@cache
-def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
-    return _gitignore_spec(patterns)
-
-
-def _gitignore_spec(lines) -> pathspec.GitIgnoreSpec:
-    # Imported on first use: a run on explicit files (pre-commit) never needs it.
-    import pathspec
-
-    return pathspec.GitIgnoreSpec.from_lines(lines)
-
-
-def glob_matches(pattern: str, relative_path: str) -> bool:
-    """gitignore semantics: a pattern without `/` matches a name at any depth, one with
-    `/` is anchored at the project root; a directory pattern covers everything inside."""
-    return _spec((pattern,)).match_file(relative_path)
-
-
 class Excluder:
     """`exclude` + `extend-exclude` of a config, checked one path component at a time."""
 
     def __init__(self, config: Config) -> None:
         patterns = [*config.exclude, *config.extend_exclude]
         self.root = config.root
-        self.by_name = _spec(tuple(p for p in patterns if "/" not in p.rstrip("/")))
-        self.anchored = _spec(tuple(p for p in patterns if "/" in p.rstrip("/")))
+        self.by_name = pattern_spec(tuple(p for p in patterns if "/" not in p.rstrip("/")))
+        self.anchored = pattern_spec(tuple(p for p in patterns if "/" in p.rstrip("/")))
 
     def excludes(self, path: str, is_dir: bool, anchored: bool = True) -> bool:
         suffix = "/" if is_dir else ""
@@ -109,7 +91,7 @@ class _GitIgnores:
 def _read_gitignore(path: str) -> pathspec.GitIgnoreSpec | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as file:
-            return _gitignore_spec(file)
+            return gitignore_spec(file)
     except OSError:
         return None
 

@@ -23,7 +23,7 @@ from gradlint.analysis.names import dotted
 from gradlint.diagnostic import Applicability, Edit, Fix
 
 if TYPE_CHECKING:
-    from gradlint.engine import FileContext
+    from gradlint.filecontext import FileContext
 
 # The line breaks libcst and Python's tokenizer know.
 LINE_BREAK = re.compile(r"\r\n|\r|\n")

@@ -2,7 +2,8 @@ import os
 from pathlib import Path
 
 from gradlint.config import Config
-from gradlint.discovery import discover, glob_matches
+from gradlint.discovery import discover
+from gradlint.patterns import glob_matches
 
 
 def _tree(root: Path, files: dict[str, str]) -> None:

@@ -6,7 +6,8 @@ from conftest import codes, lint
 
 from gradlint.analysis.context import ClassKind
 from gradlint.config import Config
-from gradlint.engine import FileContext, lint_source, parse
+from gradlint.engine import lint_source, parse
+from gradlint.filecontext import FileContext
 
 
 def _index(source):

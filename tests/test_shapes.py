@@ -13,7 +13,8 @@ import torch
 from gradlint.analysis import torch_ops
 from gradlint.analysis.shapes import Shape
 from gradlint.config import Config
-from gradlint.engine import FileContext, parse
+from gradlint.engine import parse
+from gradlint.filecontext import FileContext
 
 PRELUDE = """\
 import torch

@@ -7,7 +7,8 @@ import libcst as cst
 
 from gradlint.analysis.walk import LAYOUT, iter_nodes, visit, walk
 from gradlint.config import Config
-from gradlint.engine import FileContext, _Dispatcher
+from gradlint.engine import _Dispatcher
+from gradlint.filecontext import FileContext
 
 # Every statement and expression form, including the fields libcst visits only when
 # present (an f-string's format_spec after one without, `import *` vs a name list).

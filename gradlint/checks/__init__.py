@@ -13,7 +13,7 @@ import libcst as cst
 from gradlint.diagnostic import Fix, Severity, Witness
 
 if TYPE_CHECKING:
-    from gradlint.engine import FileContext
+    from gradlint.filecontext import FileContext
 
 CHECKERS: list[type[Checker]] = []
 

@@ -32,8 +32,7 @@ import sys
 import traceback
 import warnings
 
-from gradlint.probe.planner import MODULE_NAME
-from gradlint.probe.sandbox import describe_exception
+from gradlint.probe.planner import MODULE_NAME, describe_exception
 
 BACKWARD_NAME = re.compile(r"(^backward$|_backward$|Backward$)")
 _ANOMALY_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')

@@ -43,12 +43,24 @@ TENSOR_FACTORIES = frozenset(
     {"randn", "rand", "zeros", "ones", "empty", "full", "randint", "tensor", "arange", "eye"}
 )
 _MESSAGE_LIMIT = 300
+_MEMORY_MARKERS = ("can't allocate memory", "out of memory", "Cannot allocate memory")
 # Rule families predicting that gradients stop flowing: parameters without `.grad` after
 # the code probe's backward confirm them.
 GRAPH_CUT_RULES = ("GL2",)
 # Rules predicting that a module's forward edits the tensor it was given: a forward whose
 # input's version moved during the code probe confirms them.
 INPUT_MUTATION_RULES = ("GL104",)
+
+
+def describe_exception(error: BaseException) -> dict:
+    """Outcome of a probe that raised: exits and memory exhaustion are named as such."""
+    message = str(error)
+    if isinstance(error, SystemExit):
+        return {"outcome": "exit", "reason": f"the probe called sys.exit({error.code!r})"}
+    if isinstance(error, MemoryError) or any(m in message for m in _MEMORY_MARKERS):
+        first = message.splitlines()[0] if message else type(error).__name__
+        return {"outcome": "memory", "reason": f"the probe exceeded the memory limit: {first}"}
+    return {"outcome": "raised", "type": type(error).__name__, "message": message}
 
 
 def verdict(kind: str, message: str) -> dict:

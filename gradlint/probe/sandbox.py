@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from gradlint.probe.planner import describe_exception
+
 # How long the worker may take to start and import torch (not a probe's budget).
 STARTUP_TIMEOUT = 120.0
 # How much longer than a probe's timeout the parent waits before it kills the worker.
@@ -48,7 +50,6 @@ _BOOTSTRAP = (
     "import sys; sys.path.insert(1, {root!r}); "
     "from gradlint.probe.sandbox import serve; serve({req}, {res}, {memory})"
 )
-_MEMORY_MARKERS = ("can't allocate memory", "out of memory", "Cannot allocate memory")
 
 
 class SandboxError(RuntimeError):
@@ -474,17 +475,6 @@ def handle(request: dict) -> dict:
     from gradlint.probe.exec_probe import probe_file
 
     return probe_file(request)
-
-
-def describe_exception(error: BaseException) -> dict:
-    """Outcome of a probe that raised: exits and memory exhaustion are named as such."""
-    message = str(error)
-    if isinstance(error, SystemExit):
-        return {"outcome": "exit", "reason": f"the probe called sys.exit({error.code!r})"}
-    if isinstance(error, MemoryError) or any(m in message for m in _MEMORY_MARKERS):
-        first = message.splitlines()[0] if message else type(error).__name__
-        return {"outcome": "memory", "reason": f"the probe exceeded the memory limit: {first}"}
-    return {"outcome": "raised", "type": type(error).__name__, "message": message}
 
 
 def run_program(program: str, filename: str) -> dict:

@@ -9,19 +9,16 @@ Operations whose known shapes cannot fit are recorded as `Conflict`s for the rul
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import libcst as cst
 
 from gradlint.analysis import torch_ops
-from gradlint.analysis.context import ClassInfo
-from gradlint.analysis.names import dotted
+from gradlint.analysis.context import ClassInfo, ModuleIndex
+from gradlint.analysis.names import ImportTable, dotted
 from gradlint.analysis.shapes import model
 from gradlint.analysis.shapes.model import Dim, Prod, Shape, Sym
 from gradlint.analysis.walk import iter_nodes
-
-if TYPE_CHECKING:
-    from gradlint.analysis.shapes.file import FileShapes
 
 BATCH = Sym("batch")
 _RESHAPES = frozenset({"view", "reshape"})
@@ -149,10 +146,24 @@ class Args:
         return Args(self.positional[1:], self.keywords, self.complete)
 
 
+class FileView(Protocol):
+    """What a function's interpretation reads of its file: `FileShapes` (file.py) is one."""
+
+    imports: ImportTable
+    index: ModuleIndex
+    constants: dict[str, int]
+    collecting_init: bool  # running `__init__`: `self.x = ...` are recorded in init_attrs
+    init_attrs: dict[str, Value]
+
+    def annotation_shape(self, annotation: cst.BaseExpression) -> Shape | None: ...
+
+    def attributes(self, owner: ClassInfo) -> dict[str, Value]: ...
+
+
 class FunctionShapes:
     """Shapes of every expression of one function body, and the conflicts found there."""
 
-    def __init__(self, shapes: FileShapes, body: list[cst.CSTNode], env: dict) -> None:
+    def __init__(self, shapes: FileView, body: list[cst.CSTNode], env: dict) -> None:
         self.shapes = shapes
         self.imports = shapes.imports
         self.values: dict[cst.CSTNode, Value] = {}

@@ -1,0 +1,1 @@
+"""Shared static analysis: names, scopes, shapes, torch knowledge, the dataflow interpreter."""

@@ -1,0 +1,94 @@
+"""The file the checkers see: one parsed file, the analysis they share (imports, module
+index, scope, shapes, dataflow facts) and the findings they report on it. Below the
+checks and fixes.py that take it, above the analysis it builds."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import PurePath
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from gradlint.analysis.context import ModuleIndex, Scope
+from gradlint.analysis.dataflow import FileFacts
+from gradlint.analysis.names import ImportTable
+from gradlint.analysis.shapes import FileShapes
+from gradlint.catalogue import load_catalogue
+from gradlint.config import Config
+from gradlint.diagnostic import Diagnostic, Fix, Severity, Witness
+
+
+class FileContext:
+    """One parsed file and the analysis shared by all checkers."""
+
+    def __init__(self, path: str, module: cst.Module, config: Config) -> None:
+        self.path = path
+        self.module = module
+        self.config = config
+        self.imports = ImportTable.from_module(module, package_of(path))
+        self.index = ModuleIndex(module, self.imports)
+        self.scope = Scope(self.imports, self.index, config.no_grad_contexts)
+        self.diagnostics: list[Diagnostic] = []
+
+    @cached_property
+    def shapes(self) -> FileShapes:
+        """Symbolic shapes, analysed per function on a rule's first query."""
+        return FileShapes(self.module, self.imports, self.index)
+
+    @cached_property
+    def dataflow(self) -> FileFacts:
+        """The dataflow interpreter's facts and events, computed on a rule's first query."""
+        return FileFacts(self.module, self.imports, self.index, self.scope)
+
+    @cached_property
+    def _positions(self):
+        # Resolved only when a file has a finding: positions cost more than the parse.
+        return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        return self._positions[node]
+
+    def code_for(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        code: str,
+        message: str,
+        *,
+        severity: Severity | None = None,
+        fix: Fix | None = None,
+        witness: Witness | None = None,
+        detail: str = "",
+    ) -> None:
+        if not self.config.is_selected(code):
+            return
+        doc = load_catalogue()[code]
+        span = self.position(node)
+        self.diagnostics.append(
+            Diagnostic(
+                path=self.path,
+                line=span.start.line,
+                column=span.start.column + 1,
+                end_line=span.end.line,
+                end_column=span.end.column + 1,
+                code=code,
+                message=message,
+                name=doc.name,
+                severity=severity or doc.severity,
+                fix=fix,
+                witness=witness,
+                detail=detail,
+            )
+        )
+
+
+def package_of(path: str) -> str:
+    """Best-effort dotted package of a file, for relative imports (`a/b/c.py` -> `a.b`)."""
+    parts = PurePath(path).with_suffix("").parts
+    names = [p for p in parts[:-1] if p.isidentifier()]
+    if "site-packages" in parts:
+        names = list(parts[parts.index("site-packages") + 1 : -1])
+    return ".".join(names)
