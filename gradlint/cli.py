@@ -15,6 +15,8 @@ from gradlint.catalogue import load_catalogue
 from gradlint.config import CODE_PROBES, Config, ConfigError, Resolver, parse_per_file_ignores
 from gradlint.diagnostic import Diagnostic
 from gradlint.report import DEFAULT_FORMAT, FORMATS, render, render_statistics
+from gradlint.report.flake8 import format_line
+from gradlint.terminal import Progress, colour_line, is_terminal, summary, use_colour
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 MACHINE_FORMATS = ("json", "sarif")  # --statistics goes to stderr so stdout stays parseable
@@ -216,16 +218,18 @@ def probe_mode(args: argparse.Namespace, config: Config) -> tuple[str | None, bo
 
 
 def _probe(diagnostics, mode: str, config: Config, sources: dict[str, str]):
-    """Findings with their runtime verdicts; raises ProbeUnavailable without torch."""
+    """Findings with their runtime verdicts; raises ProbeUnavailable without torch.
+    Notebooks are not run by the code probes (their text is JSON); witnesses still run."""
     from gradlint.probe import EXEC_WARNING, run_probes
 
     if mode == "exec":
         print(EXEC_WARNING, file=sys.stderr)
+    scripts = {path: text for path, text in sources.items() if not path.endswith(".ipynb")}
     found = run_probes(
         diagnostics,
         mode=mode,
         timeout=config.probe_timeout,
-        sources=sources,
+        sources=scripts,
         modules=config.probe_modules,
     )
     # GL901 findings the probe adds obey `select`, `ignore` and `per-file-ignores` too.
@@ -235,6 +239,30 @@ def _probe(diagnostics, mode: str, config: Config, sources: dict[str, str]):
         if d.code != "GL901"
         or (config.is_selected(d.code) and not d.code.startswith(config.ignored_in(d.path)))
     ]
+
+
+def _add_noqa(diagnostics: list[Diagnostic], stdin_name: str | None) -> int:
+    """`--add-noqa`: a `# noqa: CODES` comment on each finding's line, files rewritten.
+    Notebooks, stdin and files that do not parse (GL001) are left alone."""
+    from gradlint.suppression import add_noqa
+
+    by_path: dict[str, list[Diagnostic]] = {}
+    for d in diagnostics:
+        if d.cell is None and d.code != "GL001" and d.path != stdin_name:
+            by_path.setdefault(d.path, []).append(d)
+    added = 0
+    for path, found in by_path.items():
+        try:
+            source = Path(path).read_bytes()
+            new, count = add_noqa(source, found)
+            if count:
+                Path(path).write_bytes(new)
+        except OSError as error:
+            print(f"gradlint: error: cannot rewrite {path}: {error.strerror}", file=sys.stderr)
+            return EXIT_ERROR
+        added += count
+    print(f"Added {added} noqa directive{'' if added == 1 else 's'}.", file=sys.stderr)
+    return EXIT_CLEAN
 
 
 def _write(text: str, output: str | None) -> None:
@@ -260,10 +288,16 @@ def _check(args: argparse.Namespace) -> int:
             for path in found.missing:
                 print(f"gradlint: error: {path}: no such file or directory", file=sys.stderr)
             return EXIT_ERROR
-        result, stdin = _lint(args, configs, found)
+        progress = Progress(sys.stderr, len(found.files))
+        try:
+            result, stdin = _lint(args, configs, found)
+        finally:
+            progress.stop()
     except ConfigError as error:
         print(f"gradlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    if args.add_noqa:
+        return _add_noqa(result.diagnostics, stdin[0] if stdin else None)
     if args.fix or args.diff:
         status = _fix(args, configs, result, stdin)
         if status is not None:
@@ -287,7 +321,11 @@ def _check(args: argparse.Namespace) -> int:
         if args.hide_refuted:
             diagnostics = [d for d in diagnostics if (d.probe or {}).get("verdict") != "refuted"]
     fmt = "full" if args.show_source and args.format == DEFAULT_FORMAT else args.format
-    report = render(diagnostics, fmt, result.sources, unsafe_fixes=args.unsafe_fixes)
+    on_terminal = args.output is None and fmt == DEFAULT_FORMAT
+    if on_terminal and use_colour(sys.stdout):
+        report = "".join(colour_line(d, format_line(d)) + "\n" for d in diagnostics)
+    else:
+        report = render(diagnostics, fmt, result.sources, unsafe_fixes=args.unsafe_fixes)
     if args.fix and stdin is not None and args.output is None:
         sys.stderr.write(report)  # stdout carries the fixed source
         report = ""
@@ -302,6 +340,8 @@ def _check(args: argparse.Namespace) -> int:
         print(render_statistics(diagnostics), end="", file=stream)
     for message in result.internal_errors:
         print(message, file=sys.stderr)
+    if on_terminal and is_terminal(sys.stdout):
+        print(summary(len(diagnostics)), file=sys.stderr)
     if result.internal_errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if diagnostics and not args.exit_zero else EXIT_CLEAN
@@ -335,7 +375,7 @@ def _server(_: argparse.Namespace) -> int:
     except ImportError as error:
         print(
             f"gradlint: error: `gradlint server` needs pygls ({error.name} is missing): "
-            "pip install 'gradlint[server]'",
+            "pip install 'torch-gradlint[server]'",
             file=sys.stderr,
         )
         return EXIT_ERROR
@@ -428,6 +468,11 @@ def _add_check_arguments(parser: argparse.ArgumentParser) -> None:
     output.add_argument("--statistics", action="store_true", help="count findings per code")
     output.add_argument(
         "--exit-zero", action="store_true", help="exit 0 even when there are findings"
+    )
+    output.add_argument(
+        "--add-noqa",
+        action="store_true",
+        help="add `# noqa: CODES` to every line with a finding (baseline a legacy codebase)",
     )
 
 

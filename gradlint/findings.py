@@ -8,8 +8,8 @@ that passes one long text gets it cut by `split_message`:
 - a message of at most `SHORT_MESSAGE` characters stays whole;
 - a longer one is cut at its first `: ` or `; ` outside backticks, quotes and brackets
   (checks write "what: why; fix");
-- a headline still too long is cut at its last `, ` (outside backticks, quotes and
-  brackets) that keeps it within the limit, else at a word boundary with `…`.
+- a headline still too long is cut at its last `, ` before a word (outside backticks,
+  quotes and brackets) that keeps it within the limit, else at a word boundary with `…`.
 
 The text after the cut becomes `detail` (shown by `--format full`, JSON and SARIF).
 """
@@ -62,7 +62,11 @@ def split_message(text: str) -> tuple[str, str]:
         head, rest = text[:at], text[at + len(sep) :]
         if len(head) <= SHORT_MESSAGE:
             return head, rest
-    commas = [at for at, _ in _top_level_offsets(text, (", ",)) if at <= SHORT_MESSAGE]
+    commas = [
+        at
+        for at, _ in _top_level_offsets(text, (", ",))
+        if at <= SHORT_MESSAGE and text[at + 2 : at + 3].isalpha()  # not inside "1, 2, 3"
+    ]
     if commas:
         at = commas[-1]
         return text[:at], text[at + 2 :]

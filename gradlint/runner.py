@@ -22,6 +22,8 @@ from gradlint.config import CODE_PROBES, Config
 from gradlint.diagnostic import Diagnostic
 from gradlint.findings import finalize
 from gradlint.guard import from_bom, internal_error
+from gradlint.notebook import SUFFIX as NOTEBOOK
+from gradlint.notebook import Notebook, NotebookError, read_notebook
 from gradlint.suppression import apply_noqa
 
 
@@ -90,12 +92,19 @@ def lint_file(path: str, config: Config, source: bytes | None = None) -> FileRes
         if diagnostics is None:
             from gradlint.engine import lint_source  # libcst and the checkers: not on a hit
 
-            source = from_bom(source)
-            result = lint_source(path, source, config)
-            diagnostics = apply_noqa(result.diagnostics, source)
+            script, notebook = from_bom(source), None
+            if path.endswith(NOTEBOOK):  # its code cells, joined, are what the engine reads
+                notebook = _notebook(path, source, config)
+                if not isinstance(notebook, Notebook):
+                    return FileResult(path, notebook)
+                script = notebook.script.encode("utf-8", "surrogatepass")
+            result = lint_source(path, script, config)
+            diagnostics = apply_noqa(result.diagnostics, script)
             ignored = config.ignored_in(path)
             if ignored:
                 diagnostics = [d for d in diagnostics if not d.code.startswith(ignored)]
+            if notebook is not None:
+                diagnostics = notebook.to_cells(diagnostics)
             diagnostics = finalize(diagnostics)
             errors = result.internal_errors
             if cache and not errors:
@@ -134,6 +143,14 @@ def result_cache(config: Config) -> ResultCache | None:
     if found is None:
         found = _caches[settings] = ResultCache(config.cache_dir, config)
     return found
+
+
+def _notebook(path: str, source: bytes, config: Config) -> Notebook | list[Diagnostic]:
+    """The notebook's script, or the GL001 of a file that is not a notebook."""
+    try:
+        return read_notebook(decode(source))
+    except NotebookError as error:
+        return file_error(path, f"Cannot read notebook: {error}", config)
 
 
 # -- many files ------------------------------------------------------------------------

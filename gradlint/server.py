@@ -1,4 +1,4 @@
-"""`gradlint server`: a Language Server over stdio (pygls, `pip install 'gradlint[server]'`).
+"""`gradlint server`: a Language Server over stdio (pygls, `pip install 'torch-gradlint[server]'`).
 
 It lints with the CLI's own pipeline (`runner.lint_file`: the engine, `# noqa`,
 `per-file-ignores`) and each document's `[tool.gradlint]` / `gradlint.toml`, and offers:

@@ -118,3 +118,43 @@ def _noqa_lines(line: int, statements: dict[int, tuple[int, int]]) -> set[int]:
 def statement_spans(source: bytes) -> dict[int, tuple[int, int]]:
     """For each line of a statement, the statement's first and last line."""
     return _scan(source)[1]
+
+
+def add_noqa(source: bytes, diagnostics: list[Diagnostic]) -> tuple[bytes, int]:
+    """`source` with a `# noqa: CODES` comment for every finding (`--add-noqa`), and how
+    many lines got one. The comment goes at the end of the finding's statement (a
+    multi-line statement's last line, which never ends inside a string); an existing
+    `# noqa: ...` on that line gets the missing codes, a blanket `# noqa` is left as is."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        text = source.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError):
+        return source, 0  # not text gradlint could lint: leave it alone
+    comments, statements = _scan(source)
+    by_line = {comment.line: comment.text for comment in comments}
+    wanted: dict[int, set[str]] = {}
+    for d in diagnostics:
+        line = statements.get(d.line, (d.line, d.line))[1]
+        wanted.setdefault(line, set()).add(d.code)
+    lines = text.splitlines(keepends=True)
+    changed = 0
+    for number, codes in sorted(wanted.items()):
+        if not 1 <= number <= len(lines):
+            continue
+        line = lines[number - 1]
+        body = line.rstrip("\r\n")
+        ending = line[len(body) :]
+        comment = by_line.get(number, "")
+        existing = NOQA.search(comment)
+        if existing is not None:
+            present = _codes(existing)
+            if present is ALL or all(_silences(present, c) for c in codes):
+                continue
+            start = body.rfind(comment) + existing.start()
+            end = start + len(existing.group(0))
+            body = f"{body[:start]}# noqa: {', '.join(sorted(present | codes))}{body[end:]}"
+        else:
+            body = f"{body}  # noqa: {', '.join(sorted(codes))}"
+        lines[number - 1] = body + ending
+        changed += 1
+    return "".join(lines).encode(encoding), changed

@@ -200,11 +200,12 @@ def test_gl901_obeys_select_and_ignore(project, capsys, monkeypatch):
 
 def test_probe_without_torch_exits_2(project, capsys, monkeypatch):
     def unavailable(*args, **kwargs):
-        raise gradlint.probe.ProbeUnavailable("torch is not installed: install gradlint[runtime]")
+        message = "torch is not installed: install 'torch-gradlint[runtime]'"
+        raise gradlint.probe.ProbeUnavailable(message)
 
     monkeypatch.setattr(gradlint.probe, "run_probes", unavailable)
     code, _, err = _run(capsys, "--probe", "bad.py")
-    assert code == 2 and "install gradlint[runtime]" in err
+    assert code == 2 and "install 'torch-gradlint[runtime]'" in err
 
 
 def test_version_rules_and_rule(capsys):

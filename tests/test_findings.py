@@ -103,3 +103,9 @@ def test_detail_is_in_full_json_sarif_and_github_but_not_flake8():
     assert result["message"]["text"] == d.message
     assert result["properties"]["detail"] == d.detail
     assert render([d], "github", {}).endswith(f"::{d.message}%0A%0A{d.detail}\n")
+
+
+def test_a_comma_inside_a_list_of_numbers_is_no_cut():
+    text = "`x.view(2, -1)` merges dims 1, 2, 3 of a tensor " + "w" * 80 + " changed: torch raises"
+    head, rest = split_message(text)
+    assert "dims 1, 2, 3" in head and head.endswith("…") and len(head) <= SHORT_MESSAGE

@@ -20,7 +20,7 @@ def wheel(tmp_path_factory) -> Path:
         check=True,
         capture_output=True,
     )
-    [built] = out.glob("gradlint-*.whl")
+    [built] = out.glob("torch_gradlint-*.whl")
     return built
 
 
@@ -56,3 +56,20 @@ def test_installed_wheel_lists_rules_from_its_own_catalogue(wheel, tmp_path):
     assert catalogue == str(tmp_path / "gradlint" / "_catalogue")
     codes = [line.split()[0] for line in listing]
     assert codes == sorted(p.stem for p in (ROOT / "rules").glob("GL*.md"))
+
+
+def test_pip_installs_the_wheel_under_the_readme_name_with_its_extra(wheel):
+    with zipfile.ZipFile(wheel) as archive:
+        [metadata] = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        headers = archive.read(metadata).decode().split("\n\n", 1)[0].splitlines()
+    assert "Name: torch-gradlint" in headers and "Provides-Extra: runtime" in headers
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-index"]
+        + ["--find-links", str(wheel.parent), "torch-gradlint[runtime]"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Would install torch-gradlint-" in done.stdout
+    assert "does not provide the extra" not in done.stderr

@@ -257,4 +257,4 @@ def test_without_pygls_the_cli_says_what_to_install(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "pygls.lsp.server", None)
     monkeypatch.delitem(sys.modules, "gradlint.server", raising=False)
     assert main(["server"]) == 2
-    assert "pip install 'gradlint[server]'" in capsys.readouterr().err
+    assert "pip install 'torch-gradlint[server]'" in capsys.readouterr().err

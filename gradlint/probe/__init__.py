@@ -70,7 +70,7 @@ def run_probes(
     if mode not in MODES:
         raise ValueError(f"probe mode must be one of {MODES}, not {mode!r}")
     if importlib.util.find_spec("torch") is None:
-        raise ProbeUnavailable("torch is not installed: install gradlint[runtime]")
+        raise ProbeUnavailable("torch is not installed: install 'torch-gradlint[runtime]'")
     jobs = plan_witnesses(diagnostics)
     files = {} if mode == "witness" else _code_files(diagnostics, sources or {})
     if not jobs and not files:

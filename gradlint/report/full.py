@@ -71,12 +71,13 @@ def format_finding(
 def render(
     diagnostics: list[Diagnostic], sources: dict[str, str], unsafe_fixes: bool = False
 ) -> str:
-    split: dict[str, list[str]] = {}
+    split: dict[tuple[str, int | None], list[str] | None] = {}
     blocks = []
     for d in diagnostics:
-        if d.path not in split and d.path in sources:
-            split[d.path] = _LINE_BREAK.split(sources[d.path])
-        blocks.append(format_finding(d, split.get(d.path), unsafe_fixes))
+        key = (d.path, d.cell)
+        if key not in split and d.path in sources:
+            split[key] = _lines(sources[d.path], d.cell)
+        blocks.append(format_finding(d, split.get(key), unsafe_fixes))
     fixable = sum(d.fix is not None and (unsafe_fixes or d.fix.is_safe) for d in diagnostics)
     hidden = sum(d.fix is not None for d in diagnostics) - fixable
     if fixable or hidden:
@@ -87,3 +88,15 @@ def render(
             tally += f" ({hidden} more with `--unsafe-fixes`)"
         blocks.append(tally + "\n")
     return "\n".join(blocks)
+
+
+def _lines(text: str, cell: int | None) -> list[str] | None:
+    """The lines of a file, or of one code cell of a notebook (`text` is its JSON)."""
+    if cell is None:
+        return _LINE_BREAK.split(text)
+    from gradlint.notebook import NotebookError, read_notebook
+
+    try:
+        return _LINE_BREAK.split(read_notebook(text).cells.get(cell, ""))
+    except NotebookError:
+        return None

@@ -1,0 +1,175 @@
+"""Jupyter notebooks: the code cells as one Python script, and findings mapped back.
+
+The code cells of a Python notebook are joined in order, so names and facts flow from
+one cell to the next as they do in the kernel. IPython syntax is not Python, so it is
+neutralised line by line, keeping every line number: a line magic (`%time f()`), a
+shell escape (`!pip install x`), a help query (`obj?`, `?obj`) and their backslash
+continuations become `pass` at the same indentation (`x = !ls` becomes `x = ...`).
+A cell magic runs Python only for `%%time`, `%%timeit`, `%%capture` and `%%prun`
+(its first line is dropped); a cell under any other (`%%bash`, `%%writefile`, ...) is
+skipped. Cells are numbered from 1 counting every cell, Markdown included, as they
+appear in the notebook; a finding's line then counts within its cell.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+
+from gradlint.diagnostic import Diagnostic
+
+SUFFIX = ".ipynb"
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
+_MAGIC = re.compile(r"^(?P<indent>\s*)(?:(?P<target>[\w.,\s\[\]]+?)\s*=\s*)?(?:[%!]|\?)")
+_HELP = re.compile(r"^\s*[\w.]+(?:\(\))?\?{1,2}\s*$")
+
+
+class NotebookError(ValueError):
+    """Not a notebook gradlint can read (bad JSON, no cell list, a cell without source)."""
+
+
+@dataclass
+class Notebook:
+    script: str = ""
+    # script line (1-based) -> (cell number, line within the cell), index = line - 1
+    lines: list[tuple[int, int]] = field(default_factory=list)
+    cells: dict[int, str] = field(default_factory=dict)  # cell number -> its source
+
+    def to_cells(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+        """Findings on script lines -> findings on cell lines (`cell` set, no fix: a fix's
+        edits address the script, not the notebook file)."""
+        out = []
+        for d in diagnostics:
+            cell, line = self._where(d.line)
+            end_cell, end_line = self._where(d.end_line)
+            end_column = d.end_column
+            if end_cell != cell:  # a span cannot leave its cell: end it on its first line
+                end_line, end_column = line, len(self._line(cell, line)) + 1
+            out.append(
+                replace(d, cell=cell, line=line, end_line=end_line, end_column=end_column, fix=None)
+            )
+        return out
+
+    def _where(self, script_line: int) -> tuple[int, int]:
+        if not self.lines:
+            return 1, 1
+        return self.lines[min(max(script_line, 1), len(self.lines)) - 1]
+
+    def _line(self, cell: int, line: int) -> str:
+        lines = self.cells.get(cell, "").splitlines()
+        return lines[line - 1] if 1 <= line <= len(lines) else ""
+
+
+def read_notebook(text: str) -> Notebook:
+    """The script of a notebook's code cells (NotebookError when it is not a notebook)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise NotebookError(f"not valid JSON: {error}") from error
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise NotebookError("no list of cells")
+    notebook = Notebook()
+    if not _is_python(data.get("metadata")):
+        return notebook
+    script: list[str] = []
+    for number, cell in enumerate(data["cells"], 1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(s, str) for s in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise NotebookError(f"cell {number} has no source text")
+        notebook.cells[number] = source
+        for in_cell, line in enumerate(_python_lines(source.splitlines()), 1):
+            if line is not None:
+                script.append(line)
+                notebook.lines.append((number, in_cell))
+    notebook.script = "".join(line + "\n" for line in script)
+    return notebook
+
+
+def _is_python(metadata) -> bool:
+    """A notebook that says nothing about its language is taken as Python."""
+    if not isinstance(metadata, dict):
+        return True
+    for key, language in (("language_info", "name"), ("kernelspec", "language")):
+        info = metadata.get(key)
+        if isinstance(info, dict) and isinstance(info.get(language), str):
+            return info[language].lower() == "python"
+    return True
+
+
+def _python_lines(lines: list[str]) -> list[str | None]:
+    """Each line of a cell as Python (None: not part of the script)."""
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and lines[first].lstrip().startswith("%%"):
+        name = lines[first].lstrip()[2:].split(maxsplit=1)
+        if not name or name[0] not in PYTHON_CELL_MAGICS:
+            return [None] * len(lines)
+        lines = [*lines[:first], "", *lines[first + 1 :]]
+    out: list[str | None] = []
+    continued = None  # the replacement of a magic line that ends with a backslash
+    state = _Scanner()
+    for line in lines:
+        if continued is not None:
+            out.append(continued)
+            continued = continued if line.rstrip().endswith("\\") else None
+            continue
+        magic = _MAGIC.match(line) if state.at_statement_start else None
+        if magic or (state.at_statement_start and _HELP.match(line)):
+            indent = magic.group("indent") if magic else line[: len(line) - len(line.lstrip())]
+            target = magic.group("target") if magic else None
+            python = f"{indent}{target} = ..." if target else f"{indent}pass"
+            out.append(python)
+            if line.rstrip().endswith("\\"):
+                continued = f"{indent}pass"
+            continue
+        state.feed(line)
+        out.append(line)
+    return out
+
+
+class _Scanner:
+    """Just enough of Python's tokenizer to know whether a line starts a statement (IPython
+    reads magics only there): open brackets, open strings and backslash continuations."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote: str | None = None  # the open string's delimiter: ', ", ''' or """
+        self.backslash = False
+
+    @property
+    def at_statement_start(self) -> bool:
+        return self.depth == 0 and self.quote is None and not self.backslash
+
+    def feed(self, line: str) -> None:
+        i, n = 0, len(line)
+        comment = False
+        while i < n:
+            char = line[i]
+            if self.quote is not None:
+                if char == "\\":
+                    i += 2
+                    continue
+                if line.startswith(self.quote, i):
+                    i += len(self.quote)
+                    self.quote = None
+                    continue
+            elif char == "#":
+                comment = True
+                break
+            elif char in "\"'":
+                triple = line[i : i + 3]
+                self.quote = triple if triple in ('"""', "'''") else char
+                i += len(self.quote)
+                continue
+            elif char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(self.depth - 1, 0)
+            i += 1
+        self.backslash = not comment and self.quote is None and line.rstrip().endswith("\\")
+        if self.quote in ("'", '"'):  # a one-line string cannot go on to the next line
+            self.quote = None

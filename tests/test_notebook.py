@@ -1,0 +1,135 @@
+"""Jupyter notebooks: code cells linted as one script, findings reported per cell."""
+
+import json
+
+import pytest
+
+from gradlint.cli import main
+from gradlint.notebook import NotebookError, read_notebook
+
+SETUP = "import torch\nimport torch.nn as nn\n\nlayer = nn.Linear(3, 3)\n"
+MAGICS = "%matplotlib inline\n!pip install tqdm\nfiles = !ls\nlayer?\n"
+EDIT = "for p in layer.parameters():\n    p += 1\n"
+
+
+def notebook(*cells, language="python") -> str:
+    """nbformat 4 JSON; a cell is code text, or ("markdown", text)."""
+    return json.dumps(
+        {
+            "cells": [
+                {"cell_type": c[0], "metadata": {}, "source": c[1].splitlines(keepends=True)}
+                if isinstance(c, tuple)
+                else {
+                    "cell_type": "code",
+                    "execution_count": None,
+                    "metadata": {},
+                    "outputs": [],
+                    "source": c.splitlines(keepends=True),
+                }
+                for c in cells
+            ],
+            "metadata": {"language_info": {"name": language}},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        },
+        indent=1,
+    )
+
+
+@pytest.fixture
+def exp(tmp_path, monkeypatch):
+    """exp.ipynb: setup in cell 1, a Markdown cell 2, magics and the leaf edit in cell 3."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "exp.ipynb").write_text(notebook(SETUP, ("markdown", "# Train"), MAGICS + EDIT))
+    return tmp_path / "exp.ipynb"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_magics_become_python_and_line_numbers_are_kept():
+    nb = read_notebook(notebook(MAGICS + EDIT))
+    assert nb.script.splitlines() == ["pass", "pass", "files = ...", "pass", *EDIT.splitlines()]
+    assert nb.lines == [(1, n) for n in range(1, 7)]
+
+
+def test_magic_lookalikes_inside_statements_and_strings_stay_python():
+    source = (
+        'y = (a\n     % b)\ndoc = """\n!not a shell line\n"""\nif y:\n    !ls \\\n  -l\nz = 1\n'
+    )
+    assert read_notebook(notebook(source)).script.splitlines() == [
+        "y = (a",
+        "     % b)",
+        'doc = """',
+        "!not a shell line",
+        '"""',
+        "if y:",
+        "    pass",
+        "    pass",
+        "z = 1",
+    ]
+
+
+def test_cell_magics_python_ones_kept_others_skipped():
+    nb = read_notebook(notebook("%%time\nx = 1\n", "%%bash\nls -l\n", "y = 2\n"))
+    assert nb.script == "\nx = 1\ny = 2\n"
+    assert nb.lines == [(1, 1), (1, 2), (3, 1)]
+
+
+def test_other_languages_and_broken_notebooks():
+    assert read_notebook(notebook("x <- 1\n", language="R")).script == ""
+    for text in ("{not json", "[]", '{"cells": {}}', '{"cells": [{"cell_type": "code"}]}'):
+        if text.endswith('"code"}]}'):
+            assert read_notebook(text).script == ""  # a code cell without source is empty
+            continue
+        with pytest.raises(NotebookError):
+            read_notebook(text)
+    with pytest.raises(NotebookError, match="cell 1 has no source"):
+        read_notebook('{"cells": [{"cell_type": "code", "source": 3}]}')
+
+
+def test_a_finding_in_a_cell_is_reported_at_the_cells_line(exp, capsys):
+    code, out, _ = run(capsys, "exp.ipynb")
+    [line] = out.splitlines()
+    assert code == 1 and line.startswith("exp.ipynb:cell 3:6:5: GL101 ")
+
+
+def test_a_directory_walk_finds_notebooks(exp, capsys):
+    code, out, _ = run(capsys, ".")
+    assert code == 1 and "exp.ipynb:cell 3:6:5: GL101" in out
+
+
+def test_noqa_inside_a_cell(exp, capsys):
+    exp.write_text(notebook(SETUP, MAGICS + EDIT.replace("+= 1", "+= 1  # noqa: GL101")))
+    assert run(capsys, "exp.ipynb") == (0, "", "")
+
+
+def test_cell_positions_in_json_sarif_github_and_full(exp, capsys):
+    [finding] = json.loads(run(capsys, "--format", "json", "exp.ipynb")[1])
+    assert (finding["cell"], finding["line"], finding["column"]) == (3, 6, 5)
+    assert (finding["end_line"], finding["end_column"]) == (6, 11)
+    sarif = json.loads(run(capsys, "--format", "sarif", "exp.ipynb")[1])
+    [result] = sarif["runs"][0]["results"]
+    assert result["properties"]["cell"] == 3
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 6
+    assert "title=GL101 (cell 3)" in run(capsys, "--format", "github", "exp.ipynb")[1]
+    full = run(capsys, "--format", "full", "exp.ipynb")[1].splitlines()
+    assert full[2:4] == ["6 |     p += 1", "  |     ^~~~~~"]
+
+
+def test_a_malformed_notebook_is_gl001(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "broken.ipynb").write_text('{"cells": [')
+    code, out, _ = run(capsys, "broken.ipynb")
+    assert code == 1 and out.startswith("broken.ipynb:1:1: GL001 Cannot read notebook: not valid")
+
+
+def test_a_syntax_error_in_a_cell_is_gl001_in_that_cell(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "nb.ipynb").write_text(notebook(SETUP, "x = (\n"))
+    code, out, _ = run(capsys, "nb.ipynb")
+    assert code == 1 and out.startswith("nb.ipynb:cell 2:1:")
+    assert " GL001 " in out
