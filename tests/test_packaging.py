@@ -64,8 +64,8 @@ def test_pip_installs_the_wheel_under_the_readme_name_with_its_extra(wheel):
         headers = archive.read(metadata).decode().split("\n\n", 1)[0].splitlines()
     assert "Name: torch-gradlint" in headers and "Provides-Extra: runtime" in headers
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-index"]
-        + ["--find-links", str(wheel.parent), "torch-gradlint[runtime]"],
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-deps"]
+        + ["--no-index", "--find-links", str(wheel.parent), "torch-gradlint[runtime]"],
         capture_output=True,
         text=True,
         check=False,
