@@ -327,3 +327,31 @@ acc.append(w[:2] * 3)
 torch.cat(acc).sum().backward()
 """
     assert _findings(source) == []
+
+
+def test_modules_of_a_file_extending_imported_project_classes_are_judged_by_their_callers():
+    """A transformers `modular_*.py` file: its MoE block is built by the imported decoder
+    layer in another file, so no call site here says whether the jitter matters."""
+    block = """\
+import torch
+import torch.nn as nn
+
+
+class SparseMoeBlock(nn.Module):
+    def __init__(self, jitter=0.1):
+        super().__init__()
+        self.jitter = jitter
+
+    def forward(self, hidden_states: torch.Tensor):
+        hidden_states *= torch.empty_like(hidden_states).uniform_(1 - self.jitter, 1)
+        return hidden_states
+"""
+    modular = (
+        block.replace(
+            "import torch.nn as nn\n",
+            "import torch.nn as nn\nfrom ..mixtral.modeling_mixtral import MixtralDecoderLayer\n",
+        )
+        + "\n\nclass DecoderLayer(MixtralDecoderLayer):\n    pass\n"
+    )
+    assert _findings(modular) == []
+    assert _findings(block) == [(11, "GL104")]

@@ -275,6 +275,11 @@ class Interpreter:
             for node, owner in self.functions.items()
             if owner is not None and owner.name in self.building_blocks
         }
+        if any(info.kind is ClassKind.UNKNOWN for info in self.index.by_node.values()):
+            # the file extends classes imported from its project (`class
+            # PhimoeDecoderLayer(MixtralDecoderLayer)`): its modules are built and called by
+            # code in other files, which this file cannot show
+            self.facts.called |= {node for node, owner in self.functions.items() if owner}
 
     def _differentiated(self) -> set[cst.FunctionDef | None]:
         """Bodies whose results autograd differentiates: module forwards, bodies calling
