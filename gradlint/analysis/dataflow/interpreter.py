@@ -83,9 +83,6 @@ _SAME_MODULE_METHODS = frozenset(
 _SAME_TENSOR_METHODS = frozenset({"to", "cuda", "cpu", "type_as"})
 _PARAMETER_ITERATORS = frozenset({"parameters", "named_parameters"})
 _CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})
-_COPYING_METHODS = frozenset(
-    {"clone", "contiguous", "float", "double", "half", "bfloat16", "long", "int", "bool"}
-)
 _DATA_CONVERSIONS = frozenset({"torch.from_numpy", "torch.as_tensor", "torch.frombuffer"})
 _BUFFER_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "tensor", "eye"})
 _ITERATION_BUILTINS = frozenset(
