@@ -199,7 +199,7 @@ class Scope:
         written = dotted(target)
         if qualified in _NO_GRAD or (written and written in self.extra_no_grad):
             if qualified == "torch.inference_mode" and call is not None and call.args:
-                return None if _literal_bool(call.args[0].value) is False else False
+                return None if literal_bool(call.args[0].value) is False else False
             return False
         if qualified in _ENABLE_GRAD:
             return True
@@ -207,7 +207,7 @@ class Scope:
             # a flag only known at run time (`set_grad_enabled(train)`) is no proof of
             # either mode: the code keeps the mode around it (the dataflow tracks it as
             # unknown); treating it as off would call a training step's graph cut
-            return _literal_bool(call.args[0].value)
+            return literal_bool(call.args[0].value)
         if qualified in self.extra_no_grad:
             return False
         return None
@@ -264,7 +264,8 @@ class Scope:
             self._grad.pop()
 
 
-def _literal_bool(expr: cst.BaseExpression) -> bool | None:
+def literal_bool(expr: cst.BaseExpression | None) -> bool | None:
+    """`True` / `False` written as such; None for anything else."""
     if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
         return expr.value == "True"
     return None

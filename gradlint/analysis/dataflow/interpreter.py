@@ -17,7 +17,7 @@ import libcst as cst
 
 from gradlint.analysis import knowledge
 from gradlint.analysis import torch_ops as ops
-from gradlint.analysis.context import ClassInfo, ClassKind, ModuleIndex, Scope
+from gradlint.analysis.context import ClassInfo, ClassKind, ModuleIndex, Scope, literal_bool
 from gradlint.analysis.dataflow.events import (
     BackwardCall,
     Body,
@@ -248,7 +248,7 @@ class Interpreter:
         for param in [*params, *node.params.kwonly_params]:
             if param.name.value in env and env[param.name.value] is not None:
                 continue
-            if param.default is not None and _is_false(param.default):
+            if param.default is not None and literal_bool(param.default) is False:
                 env[param.name.value] = OPT_IN
 
     def _declared_grad(self, node: cst.FunctionDef, owner: ClassInfo | None) -> bool | None:
@@ -484,7 +484,7 @@ class Interpreter:
         call = expr if isinstance(expr, cst.Call) else None
         target = call.func if call is not None else expr
         qualified = self.imports.resolve(target)
-        runtime_flag = call is not None and call.args and _literal_bool(call.args[0].value) is None
+        runtime_flag = call is not None and call.args and literal_bool(call.args[0].value) is None
         if qualified in ("torch.set_grad_enabled", "torch._C._set_grad_enabled") and runtime_flag:
             return None
         effect = self.scope.grad_effect(expr)
@@ -1610,7 +1610,7 @@ def _variable(call: cst.Call, data) -> Tensor | None:
     """`Variable(t, requires_grad=True)`: `t` itself, a leaf requiring grad if asked."""
     if not isinstance(data, Tensor):
         return None
-    if _is_true(_argument(call, "requires_grad", 1)) and data.grad is Grad.OFF:
+    if literal_bool(_argument(call, "requires_grad", 1)) is True and data.grad is Grad.OFF:
         return replace(data, grad=Grad.LEAF, buffer=False, described="leaf tensor")
     return data
 
@@ -1665,8 +1665,9 @@ def _inplace_flag(layer: Obj):
     flag = _argument(layer.constructor, keyword, position)
     if flag is None:
         return Const(False)
-    if _is_true(flag) or _is_false(flag):
-        return Const(_is_true(flag))
+    value = literal_bool(flag)
+    if value is not None:
+        return Const(value)
     return None
 
 
@@ -1769,7 +1770,7 @@ class _CallScan(cst.CSTVisitor):
         for target in node.targets:
             attribute = target.target
             if isinstance(attribute, cst.Attribute) and attribute.attr.value == "requires_grad":
-                self.freezes = self.freezes or not _is_true(node.value)
+                self.freezes = self.freezes or literal_bool(node.value) is not True
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.stack.append(node)
@@ -1787,7 +1788,7 @@ class _CallScan(cst.CSTVisitor):
         last = func.attr.value if isinstance(func, cst.Attribute) else name
         if last in ("backward", "grad"):
             calls.backward = True
-        if last == "requires_grad_" and node.args and _is_false(node.args[0].value):
+        if last == "requires_grad_" and node.args and literal_bool(node.args[0].value) is False:
             self.freezes = True
         if self.stack[-1] is not None and last[:1].isupper():
             self.built_inside.add(last)
@@ -1848,26 +1849,12 @@ def _argument(call: cst.Call, keyword: str, position: int | None) -> cst.BaseExp
     return None
 
 
-def _is_true(expr) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "True"
-
-
-def _is_false(expr) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "False"
-
-
-def _literal_bool(expr: cst.BaseExpression) -> bool | None:
-    if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
-        return expr.value == "True"
-    return None
-
-
 def _layer_has(layer: cst.Call, attr: str) -> bool:
     """False when the constructor call switched that parameter off (`bias=False`, ...)."""
     for flag in ("affine", "elementwise_affine"):
-        if _is_false(_argument(layer, flag, None)):
+        if literal_bool(_argument(layer, flag, None)) is False:
             return False
-    return not (attr == "bias" and _is_false(_argument(layer, "bias", None)))
+    return not (attr == "bias" and literal_bool(_argument(layer, "bias", None)) is False)
 
 
 def _basic(index) -> bool:
