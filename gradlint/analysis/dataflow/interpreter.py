@@ -81,6 +81,11 @@ _SAME_MODULE_METHODS = frozenset(
     {"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_"}
 )
 _SAME_TENSOR_METHODS = frozenset({"to", "cuda", "cpu", "type_as"})
+# layers whose output is a fresh contiguous tensor whatever the input's layout (checked in
+# torch: a Conv's output follows a channels-last input, a Linear's never does)
+_CONTIGUOUS_OUTPUT_LAYERS = frozenset(
+    {"torch.nn.Linear", "torch.nn.Bilinear", "torch.nn.Embedding"}
+)
 _PARAMETER_ITERATORS = frozenset({"parameters", "named_parameters"})
 _CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})
 _DATA_CONVERSIONS = frozenset({"torch.from_numpy", "torch.as_tensor", "torch.frombuffer"})
@@ -868,6 +873,8 @@ class Interpreter:
             return _views(base, facts.name.rpartition(".")[2])
         if facts is not None and base is not None and facts.view:
             return base.as_view()
+        if facts is not None and base is not None and facts.may_view and base.contiguous:
+            return replace(base.as_view(), contiguous=True)  # reshape of a contiguous tensor
         requires = {
             i for i, v in enumerate(inputs) if isinstance(v, Tensor) and v.grad.requires_grad
         }
@@ -890,11 +897,39 @@ class Interpreter:
         made = grad is Grad.OFF and (
             (state.grad is False and bool(tensors)) or any(t.no_grad_made for t in tensors)
         )
-        result = Tensor(new_storage(), grad, is_tensor=True, no_grad_made=made)
+        contiguous = facts is not None and bool(tensors) and all(t.contiguous for t in tensors)
+        result = Tensor(
+            new_storage(), grad, is_tensor=True, no_grad_made=made, contiguous=contiguous
+        )
         if facts is not None and state.grad and facts.output_saved(requires):
             setup = _saved_output_setup(spelled, len(inputs))
             self._mark_saved(result, Saver(label, setup), state)
         return result
+
+    def _inplace_saves(self, method: str, receiver, positional: list, state: State) -> None:
+        """What `t.exp_()`-like methods save: their functional form's saved inputs other
+        than `t` (overwritten), and `t` itself when the backward reads the result."""
+        facts = knowledge.op(knowledge.inplace_method(method) or "")
+        if facts is None or not isinstance(receiver, Tensor) or not state.grad:
+            return
+        inputs = [receiver, *positional]
+        requires = {
+            i for i, v in enumerate(inputs) if isinstance(v, Tensor) and v.grad.requires_grad
+        }
+        label = f"Tensor.{method}"
+        functional = facts.name.rpartition(".")[2]
+        arguments = ", ".join(f"{{{i}}}" for i in range(1, len(inputs)))
+        for position in facts.saved(requires):
+            if position and position < len(inputs) and isinstance(inputs[position], Tensor):
+                spelled = f"{{0}}.{functional}({arguments})"  # saves as the in-place form
+                setup = _saved_input_setup(spelled, position, facts, inputs)
+                self._mark_saved(inputs[position], Saver(label, setup), state)
+        if facts.output_saved(requires):
+            sample = ops.INPLACE_TENSOR_METHODS.get(method, "()")
+            setup = (
+                f"h = torch.randn(4, 4, requires_grad=True)\nt = h * 1\nt.{method}{sample}\nout = t"
+            )
+            self._mark_saved(receiver, Saver(label, setup), state)
 
     def _save_for_backward(self, context: Obj, tensors: list, state: State) -> None:
         """`ctx.save_for_backward(...)` in a Function's forward (which runs without grad)."""
@@ -1253,7 +1288,10 @@ class Interpreter:
         if state.grad is False:
             return Tensor(new_storage(), Grad.OFF, is_tensor=True, no_grad_made=learns)
         if learns and state.grad:
-            output = Tensor(new_storage(), Grad.ON, is_tensor=True)
+            contiguous = kind in _CONTIGUOUS_OUTPUT_LAYERS or (
+                first is not None and first.contiguous
+            )
+            output = Tensor(new_storage(), Grad.ON, is_tensor=True, contiguous=contiguous)
         elif first is not None and not layer.parameters:
             output = first.derived(self._result_grad(first, state), True)
         else:
@@ -1295,6 +1333,7 @@ class Interpreter:
                 edit = _Edit(call, func.value, f"t.{method}{sample}", value, proves_tensor=True)
                 self._edit(edit, state, frame)
                 self._written_into(func.value, positional, state, frame)
+                self._inplace_saves(method, receiver, positional, state)
             return _requiring(receiver, positional, state)
         if method == "requires_grad_":
             flag = _truth(positional[0]) if positional else True
@@ -1558,10 +1597,13 @@ def _factory(qualified: str, requires_grad: bool | None) -> Tensor:
     if qualified == "torch.nn.Parameter":
         grad = Grad.LEAF if requires_grad else Grad.OFF
         return Tensor(storage, grad, is_tensor=True, described="parameter")
+    contiguous = not qualified.endswith("_like")  # `*_like` keeps its model's layout
     if requires_grad:
-        return Tensor(storage, Grad.LEAF, is_tensor=True, described="leaf tensor")
+        return Tensor(
+            storage, Grad.LEAF, is_tensor=True, described="leaf tensor", contiguous=contiguous
+        )
     buffer = qualified.rpartition(".")[2].removesuffix("_like") in _BUFFER_FACTORIES
-    return Tensor(storage, Grad.OFF, is_tensor=True, buffer=buffer)
+    return Tensor(storage, Grad.OFF, is_tensor=True, buffer=buffer, contiguous=contiguous)
 
 
 def _requiring(target, sources: list, state: State):

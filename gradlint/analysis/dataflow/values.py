@@ -49,6 +49,7 @@ class Tensor:
     multi_view: str | None = None  # one of several views chunk/split/unbind returned
     is_tensor: bool = False  # proven to be a tensor (not a Python number)
     buffer: bool = False  # allocated to be filled (`torch.zeros(...)`, `empty_like`, ...)
+    contiguous: bool = False  # proven contiguous (so `reshape` of it returns a view)
     described: str = ""  # for messages: "parameter", "leaf tensor", "forward() argument"
     forward_input: str | None = None  # the forward() argument it is
     input_of: cst.FunctionDef | None = field(default=None, repr=False)  # its forward()
@@ -59,6 +60,7 @@ class Tensor:
             new_storage(),
             self.grad_of_result() if grad is None else grad,
             is_tensor=self.is_tensor if is_tensor is None else is_tensor,
+            contiguous=self.contiguous,  # elementwise results keep their input's layout
         )
 
     def grad_of_result(self) -> Grad:
@@ -70,10 +72,14 @@ class Tensor:
         """A view of this tensor: a view of a leaf requiring grad has a grad_fn (a non-leaf)
         but an in-place edit of it is still an edit of the leaf."""
         if grad is not None:
-            return replace(self, view=True, buffer=False, grad=grad, leaf_view=False)
+            return replace(
+                self, view=True, buffer=False, grad=grad, leaf_view=False, contiguous=False
+            )
         of_leaf = self.grad is Grad.LEAF or self.leaf_view
         grad = Grad.ON if of_leaf else self.grad
-        return replace(self, view=True, buffer=False, grad=grad, leaf_view=of_leaf)
+        return replace(
+            self, view=True, buffer=False, grad=grad, leaf_view=of_leaf, contiguous=False
+        )
 
 
 @dataclass(frozen=True)
