@@ -40,7 +40,7 @@ _KEY_LINE = re.compile(r"#\s*([A-Za-z][\w-]*)\s*:\s*(.*)$")
 
 # A finding of one of these codes (or prefixes) on a case's line counts for its family.
 FAMILY_CODES = {
-    "leaf": ("GL101", "GL102", "GL105", "GL204"),
+    "leaf": ("GL101", "GL102", "GL105", "GL204", "GL206"),
     "saved": ("GL103", "GL104", "GL105"),
     # GL202 reports at the backward whose loss needs no grad ("element 0 of tensors does
     # not require grad"), the same call the backward family names

@@ -329,14 +329,6 @@ def test_checkpoint_functions_default_to_reentrant(name):
     assert any("None of the inputs have requires_grad=True" in str(w.message) for w in caught)
 
 
-@pytest.mark.parametrize("method", sorted(torch_ops.DIFFERENTIABLE_METHODS))
-def test_differentiable_methods_make_non_leaves(method):
-    x = torch.randn(4, 4, requires_grad=True)
-    sample = torch_ops.DIFFERENTIABLE_METHODS[method]
-    result = eval(f"x.{method}{sample}", {"x": x})
-    assert result.grad_fn is not None and not result.is_leaf
-
-
 @pytest.mark.parametrize("name", sorted(torch_ops.DIFFERENTIABLE_FUNCTIONS))
 def test_differentiable_functions_make_non_leaves(name):
     x = torch.randn(4, 4, requires_grad=True)

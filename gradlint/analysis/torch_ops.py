@@ -366,39 +366,9 @@ CHECKPOINT_FUNCTIONS: dict[str, str] = {
 }
 
 # Differentiable ops: applied to a float tensor that requires grad, the result has a
-# grad_fn (a non-leaf, whose requires_grad flag cannot be set). Tensor method -> sample
-# arguments; operators need no table (`+ - * / @ **` and unary `-` always record).
-DIFFERENTIABLE_METHODS: dict[str, str] = {
-    "abs": "()",
-    "clone": "()",
-    "cos": "()",
-    "exp": "()",
-    "flatten": "()",
-    "log": "()",
-    "matmul": "(x)",
-    "mean": "()",
-    "mm": "(x)",
-    "mul": "(2.0)",
-    "add": "(1.0)",
-    "neg": "()",
-    "permute": "(1, 0)",
-    "pow": "(2)",
-    "relu": "()",
-    "reshape": "(16)",
-    "sigmoid": "()",
-    "sin": "()",
-    "softmax": "(0)",
-    "sqrt": "()",
-    "squeeze": "()",
-    "sum": "()",
-    "t": "()",
-    "tanh": "()",
-    "transpose": "(0, 1)",
-    "unsqueeze": "(0)",
-    "view": "(16)",
-}
-
-# The same as `torch.<name>(x, ...)` functions -> sample arguments after the input, or
+# grad_fn (a non-leaf, whose requires_grad flag cannot be set). Operators need no table
+# (`+ - * / @ **` and unary `-` always record).
+# `torch.<name>(x, ...)` functions -> sample arguments after the input, or
 # None for the functions taking a sequence of tensors (`torch.cat([x, x])`).
 DIFFERENTIABLE_FUNCTIONS: dict[str, str | None] = {
     "torch.abs": "",

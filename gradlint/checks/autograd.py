@@ -8,8 +8,8 @@ from functools import cached_property
 import libcst as cst
 
 from gradlint.analysis.context import ClassInfo, ClassKind
+from gradlint.analysis.dataflow.values import Const, Seq, Tensor
 from gradlint.analysis.names import dotted
-from gradlint.analysis.torch_ops import DIFFERENTIABLE_METHODS, TENSOR_PRESERVING_METHODS
 from gradlint.checks import Checker
 from gradlint.diagnostic import Severity, Witness
 
@@ -138,65 +138,20 @@ _TRANSPARENT_DECORATORS = re.compile(r"(^|\.)(staticmethod|once_differentiable|c
 _CONTEXT_NAMES = ("ctx", "self")
 
 
-def _returns(body: cst.CSTNode) -> list[cst.Return]:
-    """The return statements of a function body, not of functions nested in it."""
-    found: list[cst.Return] = []
-
-    class Returns(cst.CSTVisitor):
-        def visit_Return(self, node: cst.Return) -> None:
-            found.append(node)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return False
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            return False
-
-    body.visit(Returns())
-    return found
-
-
-_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
-
-
-def _is_gradient_tensor(expr: cst.BaseExpression, gradients: set[str]) -> bool:
-    """An incoming gradient, or a tensor op on one (`grad_output.neg() * ctx.scale`)."""
-    if isinstance(expr, cst.Name):
-        return expr.value in gradients
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
-        return _is_gradient_tensor(expr.left, gradients) or _is_gradient_tensor(
-            expr.right, gradients
-        )
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        return _is_gradient_tensor(expr.expression, gradients)
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-        method = expr.func.attr.value
-        single = method in DIFFERENTIABLE_METHODS or method in TENSOR_PRESERVING_METHODS
-        return single and _is_gradient_tensor(expr.func.value, gradients)
-    return False
-
-
-def _gradient_count(node: cst.Return, gradients: set[str]) -> int | None:
-    """How many gradients a `return` hands back, None when unknown."""
-    value = node.value
-    if value is None or (isinstance(value, cst.Name) and value.value == "None"):
+def _gradient_count(value) -> int | None:
+    """How many gradients a returned value hands back, None when unknown."""
+    if isinstance(value, Seq) and not value.any_length:
+        return len(value.items)
+    if isinstance(value, Tensor) or value == Const(None):
         return 1
-    if isinstance(value, cst.Tuple):
-        if any(isinstance(el, cst.StarredElement) for el in value.elements):
-            return None
-        return len(value.elements)
-    return 1 if _is_gradient_tensor(value, gradients) else None
+    return None
 
 
-def _trailing_nones(node: cst.Return, keep: int) -> bool:
-    """Whether every returned gradient after the first `keep` is a literal None."""
-    elements = node.value.elements if isinstance(node.value, cst.Tuple) else ()
-    return all(
-        isinstance(el.value, cst.Name) and el.value.value == "None" for el in elements[keep:]
-    )
+def _trailing_nones(value, keep: int) -> bool:
+    """Whether every returned gradient after the first `keep` is None (torch accepts
+    extra gradients that are None)."""
+    items = value.items if isinstance(value, Seq) else ()
+    return all(item == Const(None) for item in items[keep:])
 
 
 class _Bindings(cst.CSTVisitor):
@@ -363,6 +318,8 @@ class FunctionContractChecker(Checker):
             )
 
     def _check_gradient_count(self, info: ClassInfo, backward: cst.FunctionDef) -> None:
+        """One gradient per input `.apply` passes (the file's call sites), else per input
+        forward's signature takes, from the values the interpreter proves returned."""
         if not all(
             _TRANSPARENT_DECORATORS.search(dotted(d.decorator) or "") for d in backward.decorators
         ):
@@ -374,28 +331,35 @@ class FunctionContractChecker(Checker):
         if isinstance(params.star_arg, cst.Param) or params.kwonly_params or params.star_kwarg:
             return
         inputs = [*params.posonly_params, *params.params][0 if has_setup else 1 :]
-        required = sum(1 for p in inputs if p.default is None)
-        total = len(inputs)
-        gradients = set(_parameter_names(backward)[1:])
-        for node in _returns(backward.body):
-            count = _gradient_count(node, gradients)
+        facts = self.file.dataflow
+        sites = {a.inputs for a in facts.applied if a.function is info}
+        if sites and None not in sites:
+            least, most = max(sites), min(sites)
+        else:
+            sites = set()
+            least = len(inputs) if has_setup else sum(1 for p in inputs if p.default is None)
+            most = len(inputs)
+        for returned in facts.returns:
+            if returned.function is not backward:
+                continue
+            count = _gradient_count(returned.value)
             if count is None:
                 continue
-            expected = total if has_setup else required
-            too_few = count < expected
-            too_many = count > total and not _trailing_nones(node, total)
-            if not (too_few or too_many):
+            too_many = count > most and not _trailing_nones(returned.value, most)
+            if count >= least and not too_many:
                 continue
-            if too_many:
-                expected = total
-            names = ", ".join(p.name.value for p in inputs)
+            expected = least if count < least else most
+            if sites:
+                takes = f"`{info.name}.apply(...)` passes {expected} input(s)"
+            else:
+                names = ", ".join(p.name.value for p in inputs)
+                takes = f"`forward` takes {expected} input(s) ({names})"
             self.report(
-                node,
+                returned.node,
                 "GL304",
-                f"`{info.name}.backward` returns {count} gradient(s) but `forward` takes "
-                f"{expected} input(s) ({names}): autograd raises RuntimeError (returned an "
-                "incorrect number of gradients); return one gradient per forward input, "
-                "`None` for inputs that need none",
+                f"`{info.name}.backward` returns {count} gradient(s) but {takes}: autograd "
+                "raises RuntimeError (returned an incorrect number of gradients); return one "
+                "gradient per forward input, `None` for inputs that need none",
                 severity=Severity.ERROR,
                 witness=_gradient_count_witness(info.name, expected, count),
             )

@@ -403,7 +403,9 @@ class _ConstructionWalker(cst.CSTVisitor):
             return
         attr = _self_attribute(container)
         if attr is not None and attr in self.state.empty_containers:
-            self.state.containers[attr] = self.state.empty_containers.pop(attr)
+            # reported where the modules go in: the empty literal is not the mistake
+            self.state.empty_containers.pop(attr)
+            self.state.containers[attr] = node
         elif isinstance(container, cst.Name):
             local = self.locals.get(container.value)
             if local is not None and local.kind == "empty":

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from gradlint.analysis.dataflow.values import Tensor
+from gradlint.analysis.context import ClassInfo
+from gradlint.analysis.dataflow.values import Obj, Tensor, Value
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class RequiresGradChange:
     value: Tensor
     flag: bool | None
     assigned: bool
+    created: bool = False  # `requires_grad=True` given to the factory that made `value`
 
 
 @dataclass(eq=False)
@@ -77,5 +79,64 @@ class BackwardCall:
     with what is proven of the tensor differentiated."""
 
     node: cst.CSTNode
+    written: str
+    value: Tensor
+
+
+@dataclass(eq=False)
+class DataAssigned:
+    """`t.data = value`: `target` is `t` as it was before."""
+
+    node: cst.CSTNode
+    written: str
+    target: Tensor
+    value: Tensor
+
+
+@dataclass(eq=False)
+class ModuleAttributeSet:
+    """`module.attr = value` on an nn.Module instance (`module` None: on every module of
+    `model.modules()` / `children()`)."""
+
+    node: cst.CSTNode
+    written: str  # the module's expression
+    module: Obj | None
+    attr: str
+    value: Value | None
+
+
+@dataclass(eq=False)
+class OptimizerBuilt:
+    """`torch.optim.<Optimizer>(params, ...)`, with what `params` holds."""
+
+    node: cst.Call
+    kind: str
+    params: Value | None
+
+
+@dataclass(eq=False)
+class FunctionApplied:
+    """`MyFunction.apply(...)` of an autograd.Function of the file; `inputs` None when a
+    starred argument hides how many it passes."""
+
+    node: cst.Call
+    function: ClassInfo
+    inputs: int | None
+
+
+@dataclass(eq=False)
+class Returned:
+    """A `return` of a function analysed on its own, with the value it returns."""
+
+    node: cst.Return
+    function: cst.FunctionDef
+    value: Value | None
+
+
+@dataclass(eq=False)
+class GradRead:
+    """`t.grad` read, with what is proven of `t`."""
+
+    node: cst.Attribute
     written: str
     value: Tensor

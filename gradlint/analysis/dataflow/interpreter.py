@@ -18,12 +18,19 @@ import libcst as cst
 from gradlint.analysis import knowledge
 from gradlint.analysis import torch_ops as ops
 from gradlint.analysis.context import ClassInfo, ClassKind, ModuleIndex, Scope, literal_bool
+from gradlint.analysis.dataflow import dtypes
 from gradlint.analysis.dataflow.events import (
     BackwardCall,
     Body,
+    DataAssigned,
     DataWrite,
+    FunctionApplied,
+    GradRead,
     InplaceEdit,
+    ModuleAttributeSet,
+    OptimizerBuilt,
     RequiresGradChange,
+    Returned,
     Saver,
 )
 from gradlint.analysis.dataflow.values import (
@@ -87,6 +94,7 @@ _CONTIGUOUS_OUTPUT_LAYERS = frozenset(
     {"torch.nn.Linear", "torch.nn.Bilinear", "torch.nn.Embedding"}
 )
 _PARAMETER_ITERATORS = frozenset({"parameters", "named_parameters"})
+_INTEGER_CASTS = frozenset({"to", "type", "long", "int"})
 _CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})
 _DATA_CONVERSIONS = frozenset({"torch.from_numpy", "torch.as_tensor", "torch.frombuffer"})
 _BUFFER_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "tensor", "eye"})
@@ -170,6 +178,12 @@ class FileFacts:
         self.data_writes: list[DataWrite] = []
         self.requires_grad_changes: list[RequiresGradChange] = []
         self.backward_calls: list[BackwardCall] = []
+        self.data_assigned: list[DataAssigned] = []
+        self.module_attributes: list[ModuleAttributeSet] = []
+        self.optimizers: list[OptimizerBuilt] = []
+        self.applied: list[FunctionApplied] = []
+        self.returns: list[Returned] = []
+        self.grad_reads: list[GradRead] = []
         # functions some call site reaches, and methods of classes built by other code of
         # the file: their arguments come from callers the file shows
         self.called: set[cst.FunctionDef] = set()
@@ -240,6 +254,8 @@ class Interpreter:
     def _argument_fact(self, param: cst.Param, node: cst.FunctionDef, role: str | None):
         if role is None:
             return None
+        if role == "function_backward":
+            return Tensor(new_storage(), is_tensor=True, described="incoming gradient")
         return Tensor(
             new_storage(),
             is_tensor=_annotated_tensor(param, self.imports),
@@ -513,6 +529,9 @@ class Interpreter:
         elif isinstance(small, cst.Return):
             value = self.eval(small.value, state, frame) if small.value is not None else None
             frame.returns.append(value)
+            node = frame.body.node
+            if node is not None and frame.body.standalone is node:
+                self.facts.returns.append(Returned(small, node, value))
             return None
         elif isinstance(small, cst.Raise):
             return None
@@ -537,10 +556,17 @@ class Interpreter:
                 self._written_into(target.value, [value], state, frame)
             elif isinstance(target, cst.Attribute) and target.attr.value == "data":
                 self._data_write(node, target.value, state, frame)
+                self._data_assigned(node, target.value, value, state, frame)
             elif isinstance(target, cst.Attribute) and target.attr.value == "requires_grad":
                 self._set_requires_grad(target, _truth(value), state, frame)
             else:
                 self._bind(target, value, state, frame, node.value)
+
+    def _data_assigned(self, node, expr, value, state: State, frame: Frame) -> None:
+        target = self._peek(expr, state, frame)
+        if isinstance(target, Tensor) and isinstance(value, Tensor):
+            written = self.module.code_for_node(expr)
+            self.facts.data_assigned.append(DataAssigned(node, written, target, value))
 
     def _aug_assign(self, node: cst.AugAssign, state: State, frame: Frame) -> None:
         source = self.eval(node.value, state, frame)
@@ -598,10 +624,18 @@ class Interpreter:
     def _set_attribute(self, target: cst.Attribute, value, state: State, frame: Frame) -> None:
         """`obj.attr = value` stores into the instance (a heap cell, flow-insensitive)."""
         owner = self.eval(target.value, state, frame)
+        self._module_attribute(target, owner, value)
         if isinstance(owner, Obj) and not owner.torch_layer:
             owner.attrs[target.attr.value] = value
         if isinstance(owner, Modules) and target.attr.value == "inplace" and _truth(value):
             _force_inplace(owner.owner, frame.statement)
+
+    def _module_attribute(self, target: cst.Attribute, owner, value) -> None:
+        if isinstance(owner, Modules) or (isinstance(owner, Obj) and owner.is_module):
+            module = owner if isinstance(owner, Obj) else None
+            written = self.module.code_for_node(target.value)
+            event = ModuleAttributeSet(target, written, module, target.attr.value, value)
+            self.facts.module_attributes.append(event)
 
     def _bind_loop_target(self, target, source, state: State, frame: Frame) -> None:
         sources = _zip_arguments(source)
@@ -623,6 +657,7 @@ class Interpreter:
         expr = target.value
         value = self.eval(expr, state, frame)
         name = dotted(expr)
+        self._module_attribute(target, value, Const(flag) if flag is not None else None)
         if isinstance(value, Tensor):
             change = RequiresGradChange(target, self.module.code_for_node(expr), value, flag, True)
             self.facts.requires_grad_changes.append(change)
@@ -779,6 +814,9 @@ class Interpreter:
         else:
             base = self.eval(expr.value, state, frame)
         if isinstance(base, Tensor):
+            if attr == "grad":
+                written = self.module.code_for_node(expr.value)
+                self.facts.grad_reads.append(GradRead(expr, written, base))
             if attr in ("T", "mT", "H", "mH"):
                 return base.as_view()
             if attr == "data":
@@ -975,7 +1013,8 @@ class Interpreter:
                 written = self.module.code_for_node(call.args[0].value)
                 self.facts.backward_calls.append(BackwardCall(call, written, loss))
         if qualified is not None and qualified.startswith("torch."):
-            return self._torch_call(call, qualified, args, state, frame)
+            result = self._torch_call(call, qualified, args, state, frame)
+            return self._typed(call, qualified.rpartition(".")[2], args, result, state)
         if qualified == "argparse.ArgumentParser":
             return Obj(qualified)
         if isinstance(func, cst.Name) and func.value not in state.env:
@@ -1015,8 +1054,55 @@ class Interpreter:
         if isinstance(callee, ClassRef):
             return self._construct(call, callee.info, args, state, frame)
         if isinstance(func, cst.Attribute):
-            return self._method_call(call, func, receiver, args, state, frame)
+            result = self._method_call(call, func, receiver, args, state, frame)
+            if isinstance(receiver, Tensor):
+                return self._typed(call, func.attr.value, args, result, state, receiver)
+            if receiver is None and func.attr.value in _INTEGER_CASTS:
+                # `x.long()`, `x.to(torch.int8)`: a tensor whatever `x` was (modules
+                # refuse integer dtypes)
+                unknown = Tensor(new_storage())
+                typed = self._typed(call, func.attr.value, args, None, state, unknown)
+                return typed if isinstance(typed, Tensor) and typed.dtype else None
+            return result
         return None
+
+    def _typed(self, call: cst.Call, name: str, args, result, state: State, receiver=None):
+        """The dtype of a torch function's (or a tensor method's) result, and the
+        (values, indices) pair of max / sort / topk ..."""
+        positional, keywords = args
+        explicit = dtypes.named(_argument(call, "dtype", None), self.imports)
+        if receiver is not None:
+            if name in ("to", "type") and explicit is None and call.args:
+                explicit = dtypes.named(call.args[0].value, self.imports)
+            dtype = dtypes.of_method(name, explicit)
+            inputs = [receiver, *positional]
+        else:
+            dtype = dtypes.of_torch_call(name, explicit, positional)
+            inputs = positional
+        if dtypes.cannot_require_grad(dtype):
+            fresh = receiver is not None or not isinstance(result, Tensor)
+            made = Tensor(new_storage(), is_tensor=True) if fresh else result
+            made = replace(made, grad=Grad.OFF, dtype=dtype, described="")
+            if receiver is None and _truth(keywords.get("requires_grad")) is True:
+                written = self.module.code_for_node(call)
+                change = RequiresGradChange(call, written, made, True, False, created=True)
+                self.facts.requires_grad_changes.append(change)
+            return made
+        if isinstance(result, Tensor) and dtype is not None:
+            if receiver is not None and receiver.grad is Grad.LEAF:
+                # `w.float()` / `w.to(torch.float32)` returns `w` itself when it has
+                # that dtype already: a leaf, or a copy (a non-leaf)
+                return replace(result, grad=Grad.UNKNOWN, dtype=dtype)
+            if receiver is None or result.storage != receiver.storage:
+                return replace(result, dtype=dtype)
+            return result
+        paired = name in dtypes.ALWAYS_PAIRED or (
+            name in dtypes.PAIRED_WITH_DIM
+            and ("dim" in keywords or _is_dim(inputs[1] if len(inputs) > 1 else None))
+        )
+        if paired and isinstance(result, Tensor):
+            return Seq((result, Tensor(new_storage(), Grad.OFF, is_tensor=True, dtype="int")))
+        return result
 
     def _iteration(self, builtin: str, positional: list):
         """`enumerate(v)`, `zip(a, b)`, `list(v)`, ...: a sequence of what iterating yields."""
@@ -1137,6 +1223,8 @@ class Interpreter:
         it hands to `ctx.save_for_backward` is saved, and the result is a new tensor."""
         forward = self._method(info, "forward")
         positional, keywords = args
+        inputs = None if _STAR in positional else len(positional)
+        self.facts.applied.append(FunctionApplied(call, info, inputs))
         if forward is not None:
             inner = State(dict(state.env), state.saved, False, state.guarded)
             context = Obj("ctx", attrs={"__saves__": Const(info.name)})
@@ -1215,6 +1303,10 @@ class Interpreter:
             return Tensor(new_storage(), Grad.OFF, is_tensor=True)
         if qualified == "torch.autograd.Variable":
             return _variable(call, first)
+        if _is_optimizer_class(qualified):
+            params = keywords.get("params", positional[0] if positional else None)
+            self.facts.optimizers.append(OptimizerBuilt(call, qualified, params))
+            return Obj(qualified)
         if _is_layer_class(qualified):
             return self.torch_layer(qualified, call, args)
         if qualified.startswith("torch.nn.utils.") and positional:
@@ -1572,6 +1664,11 @@ def _views(base: Tensor, op: str) -> Seq:
     return Seq((view,), any_length=True)
 
 
+def _is_dim(value) -> bool:
+    """A dim argument (`x.max(1)`), not a second tensor (`torch.max(a, b)`)."""
+    return value is AN_INT or (isinstance(value, Const) and type(value.value) is int)
+
+
 def _literal(*values) -> bool:
     """Every value a known str, int or float (not a marker such as AN_INT)."""
     return all(isinstance(v, Const) and type(v.value) in (str, int, float, bool) for v in values)
@@ -1649,12 +1746,16 @@ def _saved_output_setup(spelled: str | None, arity: int) -> str:
 
 
 def _variable(call: cst.Call, data) -> Tensor | None:
-    """`Variable(t, requires_grad=True)`: `t` itself, a leaf requiring grad if asked."""
+    """`Variable(t, requires_grad=...)`: a leaf sharing `t`'s storage (detached from `t`'s
+    graph), requiring grad only if asked."""
     if not isinstance(data, Tensor):
         return None
-    if literal_bool(_argument(call, "requires_grad", 1)) is True and data.grad is Grad.OFF:
-        return replace(data, grad=Grad.LEAF, buffer=False, described="leaf tensor")
-    return data
+    flag = literal_bool(_argument(call, "requires_grad", 1))
+    if flag is None and _argument(call, "requires_grad", 1) is not None:
+        return replace(data, grad=Grad.UNKNOWN, leaf_view=False, buffer=False)
+    if flag:
+        return replace(data, grad=Grad.LEAF, leaf_view=False, buffer=False, described="leaf tensor")
+    return replace(data, grad=Grad.OFF, leaf_view=False)
 
 
 def _combined(value, state: State):
@@ -1747,6 +1848,17 @@ def _constant_arithmetic(operator, a, b):
     except OverflowError:
         return None
     return None
+
+
+def _is_optimizer_class(qualified: str) -> bool:
+    """`torch.optim.SGD`, `torch.optim.adamw.AdamW` (not the schedulers)."""
+    parts = qualified.split(".")
+    return (
+        parts[:2] == ["torch", "optim"]
+        and len(parts) in (3, 4)
+        and parts[-1][:1].isupper()
+        and not {"lr_scheduler", "swa_utils"} & set(parts)
+    )
 
 
 def _is_layer_class(qualified: str) -> bool:
@@ -1847,11 +1959,18 @@ def _comp_clauses(for_in):
 
 def _role(node: cst.FunctionDef, owner: ClassInfo | None) -> str | None:
     if owner is None or node.name.value != "forward":
-        return None
+        return _backward_role(node, owner)
     if owner.kind is ClassKind.MODULE:
         return "module_forward"
     if owner.kind is ClassKind.AUTOGRAD_FUNCTION:
         return "function_forward"
+    return None
+
+
+def _backward_role(node: cst.FunctionDef, owner: ClassInfo | None) -> str | None:
+    """An autograd.Function's backward: its arguments after ctx are incoming gradients."""
+    if owner is not None and owner.kind is ClassKind.AUTOGRAD_FUNCTION:
+        return "function_backward" if node.name.value == "backward" else None
     return None
 
 
@@ -1865,10 +1984,8 @@ def _positional(node: cst.FunctionDef, owner: ClassInfo | None, role: str | None
     params = list(node.params.params)
     if owner is not None and _takes_self(node):
         params = params[1:]
-    if role == "function_forward" and params and not _takes_self(node):
+    if role in ("function_forward", "function_backward") and params:
         params = params[1:]  # ctx
-    elif role == "function_forward" and params:
-        params = params[1:]
     return params
 
 

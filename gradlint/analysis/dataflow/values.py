@@ -53,6 +53,7 @@ class Tensor:
     described: str = ""  # for messages: "parameter", "leaf tensor", "forward() argument"
     forward_input: str | None = None  # the forward() argument it is
     input_of: cst.FunctionDef | None = field(default=None, repr=False)  # its forward()
+    dtype: str | None = None  # "int", "bool" or "float" when proven (dtypes.py)
 
     def derived(self, grad: Grad | None = None, is_tensor: bool | None = None) -> Tensor:
         """A new tensor computed from this one."""
@@ -129,6 +130,10 @@ class Obj:
     parameters: tuple[str, ...] = ()  # a torch layer's parameter attributes
     _parameter_storages: dict[str, int] = field(default_factory=dict)
 
+    @property
+    def is_module(self) -> bool:
+        return self.torch_layer or (self.info is not None and self.info.is_module)
+
     def parameter(self, name: str) -> Tensor:
         storage = self._parameter_storages.setdefault(name, new_storage())
         return Tensor(
@@ -174,6 +179,7 @@ def join(a: Value | None, b: Value | None) -> Value | None:
         return a
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         grad = a.grad if a.grad is b.grad else Grad.UNKNOWN
+        dtype = a.dtype if a.dtype == b.dtype else None
         if a.storage == b.storage:
             return replace(
                 a,
@@ -181,8 +187,9 @@ def join(a: Value | None, b: Value | None) -> Value | None:
                 view=a.view or b.view,
                 buffer=a.buffer and b.buffer,
                 leaf_view=a.leaf_view and b.leaf_view,
+                dtype=dtype,
             )
-        return Tensor(new_storage(), grad, is_tensor=a.is_tensor and b.is_tensor)
+        return Tensor(new_storage(), grad, is_tensor=a.is_tensor and b.is_tensor, dtype=dtype)
     if isinstance(a, Obj) and isinstance(b, Obj) and a.kind == b.kind:
         return a
     return None

@@ -6,9 +6,9 @@ import torch.nn as nn
 class SNLINet(nn.Module):
     def __init__(self, n_layers, n_hid):
         super().__init__()
-        self.hids = []  # expect: GL502
+        self.hids = []
         for _ in range(n_layers):
-            self.hids.append([nn.Linear(n_hid, n_hid), nn.ReLU()])
+            self.hids.append([nn.Linear(n_hid, n_hid), nn.ReLU()])  # expect: GL502
         self.classifier = nn.Linear(n_hid, 3)
 
     def forward(self, x):
