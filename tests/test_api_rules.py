@@ -224,12 +224,14 @@ def test_frozen_layer_output_is_a_leaf():
 
 
 def test_gl204_bad_examples_fail_in_torch():
-    typo, freeze, nonleaf = load_catalogue()["GL204"].bad_examples
+    typo, freeze, nonleaf, integer, module = load_catalogue()["GL204"].bad_examples
     assert isinstance(_run(typo), TypeError)
-    namespace: dict = {}
-    exec(freeze, namespace)
-    assert all(p.requires_grad for p in namespace["backbone"].parameters())
+    for example in (freeze, module):
+        namespace: dict = {}
+        exec(example, namespace)
+        assert all(p.requires_grad for p in namespace["backbone"].parameters())
     assert "leaf variables" in str(_run(nonleaf))
+    assert "floating point and complex dtype" in str(_run(integer))
 
 
 # -- GL205 -----------------------------------------------------------------------------
