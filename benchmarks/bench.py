@@ -1,15 +1,21 @@
-"""Lint a real corpus with gradlint (one process, then a pool) and, on the same files,
-with TorchFix when it is installed; print files/s, lines/s, peak memory and the ratio.
+"""Lint real corpora cold with gradlint and, on the same files in the same run, parse
+them with libcst alone (the floor of any libcst linter) and lint them with TorchFix when
+it is installed; print CPU seconds, files/s, lines/s, peak memory and both ratios.
 
-    python benchmarks/bench.py                       # the installed torch package's sources
+    python benchmarks/bench.py                       # torch's nn/modules (installed torch)
+    python benchmarks/bench.py --set timm --set transformers --files 300
     python benchmarks/bench.py src/ --jobs 4         # any paths
-    python benchmarks/bench.py --torchfix /path/to/venv/bin/torchfix --sample 200
-    python benchmarks/bench.py --files 300           # a spread sample, for a busy machine
+    python benchmarks/bench.py --torchfix /path/to/venv/bin/torchfix
+    python benchmarks/bench.py --baseline /tmp/old-checkout   # also an older gradlint
     python benchmarks/bench.py --profile             # cProfile of the engine, in-process
 
-Every tool runs as a subprocess, timed by wall clock and by CPU time (user + system, its
-workers included: the figure to trust on a busy machine); peak memory is the largest
-resident set of that subprocess or any of its workers (`wait4` rusage).
+Sets: `nn-modules` and `torch` (the installed torch package) and the projects that
+benchmarks/corpora.py caches (`timm`, `transformers`, `torchvision`, `lightning`, ...,
+under ~/.cache/gradlint-corpora/src). Every tool runs as a subprocess, one process
+(`--jobs 1`), cache off, timed by wall clock and by CPU time (user + system, workers
+included: the figure to trust on a busy machine); peak memory is the largest resident
+set of that subprocess or any of its workers (`wait4` rusage). A pool run (`--jobs`)
+follows for the wall time.
 """
 
 from __future__ import annotations
@@ -28,6 +34,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SMALL_FILE = Path(__file__).resolve().parent.parent / "examples" / "custom_layer.py"
+CORPORA = Path("~/.cache/gradlint-corpora/src").expanduser()  # benchmarks/corpora.py's
+# One process parsing each file with libcst, nothing else: what a libcst linter cannot
+# go below.
+PARSE_ONLY = (
+    "import sys, libcst\n"
+    "for path in sys.argv[1:]:\n"
+    "    with open(path, 'rb') as file:\n"
+    "        libcst.parse_module(file.read())\n"
+)
 
 
 @dataclass
@@ -82,11 +97,15 @@ def spread_sample(files: list[Path], size: int) -> list[Path]:
     return [files[int(i * step)] for i in range(size)]
 
 
-def timed(command: list[str]) -> tuple[float, float, float]:
+def timed(
+    command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
+) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (its workers included) and peak RSS in MB of a subprocess
     that exits 0 or 1 (2 is accepted with a note when files hit internal errors)."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd
+    )
     stderr = process.stderr.read().decode(errors="replace")
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
@@ -102,10 +121,19 @@ def gradlint_command(files: list[Path], jobs: int) -> list[str]:
     return [sys.executable, "-m", "gradlint", "--jobs", str(jobs), *map(str, files)]
 
 
-def run_gradlint(files: list[Path], lines: int, jobs: int) -> Timing:
-    return Timing(
-        f"gradlint --jobs {jobs}", len(files), lines, *timed(gradlint_command(files, jobs))
-    )
+def run_gradlint(files: list[Path], lines: int, jobs: int, baseline: Path | None = None) -> Timing:
+    """gradlint, cold (GRADLINT_NO_CACHE); `baseline`: the gradlint of that checkout (run
+    from there: `python -m` puts the current directory first on the path)."""
+    env = {**os.environ, "GRADLINT_NO_CACHE": "1"}
+    label = f"gradlint --jobs {jobs}"
+    if baseline is not None:
+        label = f"{baseline.name} --jobs {jobs}"
+    return Timing(label, len(files), lines, *timed(gradlint_command(files, jobs), env, baseline))
+
+
+def run_parse_only(files: list[Path], lines: int) -> Timing:
+    command = [sys.executable, "-c", PARSE_ONLY, *map(str, files)]
+    return Timing("libcst parse only", len(files), lines, *timed(command))
 
 
 def run_torchfix(torchfix: str, files: list[Path], lines: int, jobs: int) -> Timing:
@@ -120,18 +148,46 @@ def small_file_wall_time(repeat: int) -> float:
 
 
 def profile_engine(files: list[Path], top: int) -> None:
-    """cProfile of `lint_source` over the files in this process (no pool, no CLI)."""
-    from gradlint.engine import lint_source
+    """cProfile of the engine over the files in this process (no pool, no CLI), on one
+    deep-stack thread (cProfile sees only the thread it is enabled in), and the shares of
+    the libcst parse and of the dataflow interpreter."""
+    from gradlint.config import Config
+    from gradlint.engine import lint_in_thread
+    from gradlint.guard import deep_call
 
     sources = [(str(f), f.read_bytes()) for f in files]
     profiler = cProfile.Profile()
-    profiler.enable()
-    for path, source in sources:
-        lint_source(path, source)
-    profiler.disable()
-    stats = pstats.Stats(profiler).strip_dirs()
+
+    def lint_all() -> None:
+        profiler.enable()
+        for path, source in sources:
+            lint_in_thread(path, source, Config())
+        profiler.disable()
+
+    deep_call(lint_all)
+    stats = pstats.Stats(profiler)
+    total = stats.total_tt
+    for label, file_end, function in SHARES:
+        seconds = max(
+            (
+                row[3]
+                for key, row in stats.stats.items()
+                if key[0].endswith(file_end) and key[2] == function
+            ),
+            default=0.0,
+        )
+        print(f"{label}: {seconds:.2f} s of {total:.2f} s profiled ({seconds / total:.0%})")
+    stats.strip_dirs()
     stats.sort_stats("tottime").print_stats(top)
     stats.sort_stats("cumulative").print_stats(top)
+
+
+# (label, file, function) whose cumulative time the profile reports as a share.
+SHARES = (
+    ("libcst parse", "libcst/_parser/entrypoints.py", "parse_module"),
+    ("dataflow interpreter", "dataflow/interpreter.py", "__init__"),
+    ("checkers' walk", "gradlint/engine.py", "run"),
+)
 
 
 def find_torchfix(given: str | None) -> str | None:
@@ -142,16 +198,30 @@ def find_torchfix(given: str | None) -> str | None:
     return shutil.which("torchfix")
 
 
+def corpus_set(name: str) -> Path:
+    """The directory of a named set (see the module docstring)."""
+    if name in ("torch", "nn-modules"):
+        torch = torch_sources()
+        return torch if name == "torch" else torch / "nn" / "modules"
+    found = sorted(CORPORA.glob(f"{name}-*")) if CORPORA.is_dir() else []
+    if not found:
+        sys.exit(f"bench: no set {name!r} (run benchmarks/corpora.py --project {name} first)")
+    return found[-1]
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="*", type=Path, help="default: the torch package")
+    parser.add_argument("paths", nargs="*", type=Path, help="default: --set nn-modules")
+    parser.add_argument(
+        "--set", action="append", default=[], dest="sets", help="a named corpus (repeatable)"
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="pool size")
     parser.add_argument("--torchfix", help="the torchfix executable (default: on PATH)")
     parser.add_argument(
-        "--files", type=int, help="lint only this many files, spread over the corpus"
+        "--baseline", type=Path, help="a gradlint checkout (its root) to time as well"
     )
     parser.add_argument(
-        "--sample", type=int, default=100, help="files compared with torchfix (default 100)"
+        "--files", type=int, help="lint only this many files per corpus, spread over it"
     )
     parser.add_argument("--repeat", type=int, default=5, help="runs of the one-file timing")
     parser.add_argument("--profile", action="store_true", help="print a cProfile instead")
@@ -159,38 +229,52 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> None:
-    args = parse_args(argv)
-    roots = args.paths or [torch_sources()]
-    files = python_files(roots)
-    if args.files:
-        files = spread_sample(files, args.files)
-    if not files:
-        sys.exit("bench: no Python files")
-    if args.profile:
-        profile_engine(files, args.top)
-        return
+def bench_corpus(
+    name: str, files: list[Path], jobs: int, torchfix: str | None, baseline: Path | None
+) -> None:
     lines = count_lines(files)
-    print(f"corpus: {len(files)} files, {lines:,} lines under {', '.join(map(str, roots))}")
-    for jobs in dict.fromkeys((1, args.jobs)):
+    print(f"\n{name}: {len(files)} files, {lines:,} lines")
+    floor = run_parse_only(files, lines)
+    ours = run_gradlint(files, lines, 1)
+    print(floor)
+    print(ours)
+    print(f"  gradlint / libcst parse-only CPU: {ours.cpu_seconds / floor.cpu_seconds:.2f}x")
+    if baseline is not None:
+        old = run_gradlint(files, lines, 1, baseline)
+        print(old)
+        print(
+            f"  {baseline.name} / libcst parse-only CPU: {old.cpu_seconds / floor.cpu_seconds:.2f}x"
+        )
+    if torchfix is not None:
+        theirs = run_torchfix(torchfix, files, lines, 1)
+        print(theirs)
+        print(f"  torchfix / gradlint CPU: {theirs.cpu_seconds / ours.cpu_seconds:.1f}x")
+    if jobs > 1:
         print(run_gradlint(files, lines, jobs))
 
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    corpora = [(str(path), path.resolve()) for path in args.paths]
+    corpora += [(name, corpus_set(name)) for name in args.sets]
+    corpora = corpora or [("nn-modules", corpus_set("nn-modules"))]
     torchfix = find_torchfix(args.torchfix)
-    if torchfix is None:
+    if torchfix is None and not args.profile:
         print("torchfix: not installed (pass --torchfix PATH); no comparison")
-    else:
-        sample = spread_sample(files, args.sample)
-        sample_lines = count_lines(sample)
-        print(f"same {len(sample)} files ({sample_lines:,} lines), one process each:")
-        ours = run_gradlint(sample, sample_lines, 1)
-        theirs = run_torchfix(torchfix, sample, sample_lines, 1)
-        print(ours)
-        print(theirs)
-        wall = ours.files_per_second / theirs.files_per_second
-        cpu = ours.files_per_cpu_second / theirs.files_per_cpu_second
-        print(f"gradlint / torchfix files/s: {wall:.1f}x by wall clock, {cpu:.1f}x by CPU time")
-    wall = small_file_wall_time(args.repeat)
-    print(f"one small file, start-up included: {wall:.3f} s (median of {args.repeat})")
+    for name, root in corpora:
+        files = python_files([root])
+        if args.files:
+            files = spread_sample(files, args.files)
+        if not files:
+            sys.exit(f"bench: no Python files under {root}")
+        if args.profile:
+            print(f"\n{name}: {len(files)} files")
+            profile_engine(files, args.top)
+        else:
+            bench_corpus(name, files, args.jobs, torchfix, args.baseline)
+    if not args.profile:
+        wall = small_file_wall_time(args.repeat)
+        print(f"\none small file, start-up included: {wall:.3f} s (median of {args.repeat})")
 
 
 if __name__ == "__main__":

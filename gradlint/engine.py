@@ -37,13 +37,20 @@ class LintResult:
     internal_errors: list[str] = field(default_factory=list)
 
 
+# Node types whose entry or exit changes the scope (context.Scope.enter / leave).
+_SCOPE_TYPES = (cst.ClassDef, cst.FunctionDef, cst.With, cst.Expr)
+
+
 class _Dispatcher:
-    """One traversal that keeps the scope current and fans each node out to the checkers."""
+    """One traversal that keeps the scope current and fans each node out to the checkers.
+
+    The hooks of a node type (the scope's, the checkers' `visit_<Type>` / `leave_<Type>`)
+    are looked up once per type; a node type nobody listens to costs a dict lookup."""
 
     def __init__(self, file: FileContext, checkers: list[Checker]) -> None:
         self.scope = file.scope
         self._checkers = checkers
-        self._cache: dict[type, tuple[list[Callable], list[Callable]]] = {}
+        self._cache: dict[type, tuple[tuple[Callable, ...], tuple[Callable, ...]]] = {}
 
     def run(self, module: cst.Module) -> None:
         """Walk the module; layout nodes (whitespace, comments) only if a checker asks."""
@@ -55,28 +62,27 @@ class _Dispatcher:
         )
         walk(module, self.on_visit, self.on_leave, skip=frozenset() if wants_layout else LAYOUT)
 
-    def _callbacks(self, node_type: type) -> tuple[list[Callable], list[Callable]]:
+    def _callbacks(self, node_type: type) -> tuple[tuple[Callable, ...], tuple[Callable, ...]]:
         found = self._cache.get(node_type)
         if found is None:
             name = node_type.__name__
-            found = (
-                [m for c in self._checkers if (m := getattr(c, f"visit_{name}", None))],
-                [m for c in self._checkers if (m := getattr(c, f"leave_{name}", None))],
-            )
-            self._cache[node_type] = found
+            visits = [m for c in self._checkers if (m := getattr(c, f"visit_{name}", None))]
+            leaves = [m for c in self._checkers if (m := getattr(c, f"leave_{name}", None))]
+            if issubclass(node_type, _SCOPE_TYPES):
+                visits.insert(0, self.scope.enter)
+                leaves.append(self.scope.leave)
+            if issubclass(node_type, cst.Import | cst.ImportFrom):
+                visits.append(self.scope.imports.add)  # function-level imports count from here on
+            found = self._cache[node_type] = (tuple(visits), tuple(leaves))
         return found
 
     def on_visit(self, node: cst.CSTNode) -> None:
-        self.scope.enter(node)
         for callback in self._callbacks(type(node))[0]:
             callback(node)
-        if isinstance(node, cst.Import | cst.ImportFrom):
-            self.scope.imports.add(node)  # function-level imports count from here on
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         for callback in self._callbacks(type(original_node))[1]:
             callback(original_node)
-        self.scope.leave(original_node)
 
 
 def _syntax_error(path: str, line: int, column: int, message: str) -> Diagnostic:
@@ -188,7 +194,7 @@ def lint_source(path: str, source: bytes | str, config: Config | None = None) ->
     if PREFILTER not in raw:
         return LintResult()
     try:
-        return deep_call(lambda: _lint(path, raw, config))
+        return deep_call(lambda: lint_in_thread(path, raw, config))
     except RecursionError:
         reason = "Cannot analyse: nesting too deep"
     except MemoryError:
@@ -199,7 +205,9 @@ def lint_source(path: str, source: bytes | str, config: Config | None = None) ->
     return LintResult(diagnostics=found)
 
 
-def _lint(path: str, source: bytes, config: Config) -> LintResult:
+def lint_in_thread(path: str, source: bytes, config: Config) -> LintResult:
+    """`lint_source`'s work, on the calling thread (lint_source runs it on a deep-stack
+    one and turns its exceptions into results)."""
     result = LintResult()
     module = parse(path, source, config.max_depth)
     if isinstance(module, Diagnostic):

@@ -64,17 +64,30 @@ def child_fields(node: cst.CSTNode) -> tuple[str, ...]:
     return fields
 
 
+class _NodeTypes(dict):
+    """type -> whether it is a libcst node: `isinstance(x, cst.CSTNode)` goes through
+    ABCMeta's Python-level check, a dict lookup per field does not."""
+
+    def __missing__(self, kind: type) -> bool:
+        found = self[kind] = issubclass(kind, cst.CSTNode)
+        return found
+
+
+_IS_NODE = _NodeTypes()
+
+
 def children(node: cst.CSTNode, skip: frozenset[type] = LAYOUT) -> Iterator[cst.CSTNode]:
     """The direct children of `node` in source order, without those of the `skip` types."""
     for name in child_fields(node):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            if type(value) not in skip:
-                yield value
-        elif isinstance(value, (tuple, list)):
+        kind = type(value)
+        if kind is tuple or kind is list:
             for child in value:
-                if type(child) not in skip and isinstance(child, cst.CSTNode):
+                kind = type(child)
+                if kind not in skip and _IS_NODE[kind]:
                     yield child
+        elif kind not in skip and _IS_NODE[kind]:
+            yield value
 
 
 def walk(
@@ -85,15 +98,16 @@ def walk(
 ) -> None:
     """Call `enter` on each node before its children and `leave` after them."""
     enter(node)
-    for name in child_fields(node):  # children() inlined: this loop runs for every node
+    for name in _FIELDS.get(type(node)) or child_fields(node):  # children() inlined: hot
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            if type(value) not in skip:
-                walk(value, enter, leave, skip)
-        elif isinstance(value, (tuple, list)):
+        kind = type(value)
+        if kind is tuple or kind is list:
             for child in value:
-                if type(child) not in skip and isinstance(child, cst.CSTNode):
+                kind = type(child)
+                if kind not in skip and _IS_NODE[kind]:
                     walk(child, enter, leave, skip)
+        elif kind not in skip and _IS_NODE[kind]:
+            walk(value, enter, leave, skip)
     leave(node)
 
 

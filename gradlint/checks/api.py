@@ -15,7 +15,7 @@ from gradlint.analysis.torch_ops import (
     REQUIRES_GRAD_KEYWORD_FUNCTIONS,
     REQUIRES_GRAD_KEYWORD_METHODS,
 )
-from gradlint.analysis.walk import iter_nodes
+from gradlint.analysis.walk import iter_nodes, visit
 from gradlint.checks import Checker
 from gradlint.diagnostic import Fix, Severity, Witness
 
@@ -119,7 +119,7 @@ class RequiresGradKeywordChecker(Checker):
     def _attributes_read(self) -> frozenset[str]:
         """Attribute names the file reads: a misspelling read back is the project's own name."""
         collector = _AttributeReads()
-        self.file.module.visit(collector)
+        visit(self.file.module, collector)
         return frozenset(collector.read)
 
 

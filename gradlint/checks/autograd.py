@@ -10,6 +10,7 @@ import libcst as cst
 from gradlint.analysis.context import ClassInfo, ClassKind
 from gradlint.analysis.dataflow.values import Const, Seq, Tensor
 from gradlint.analysis.names import dotted
+from gradlint.analysis.walk import visit
 from gradlint.checks import Checker
 from gradlint.diagnostic import Severity, Witness
 
@@ -55,7 +56,7 @@ class ModuleBackwardChecker(Checker):
         if not owner.is_module:
             return
         hooks = _References()
-        node.visit(hooks)
+        visit(node, hooks)
         called_by_functions = self._called_from_autograd_functions
         for name, method in owner.methods.items():
             if not _BACKWARD_NAME.search(name) or name in hooks.values:
@@ -65,7 +66,7 @@ class ModuleBackwardChecker(Checker):
             if not any(_GRADIENT_PARAM.search(p) for p in _parameter_names(method)[1:]):
                 continue
             body = _References()
-            method.visit(body)
+            visit(method, body)
             if body.runs_autograd:  # a helper that hands the gradient on to autograd
                 continue
             self.report(
@@ -85,7 +86,7 @@ class ModuleBackwardChecker(Checker):
         for info in self.file.index.by_node.values():
             if info.kind is ClassKind.AUTOGRAD_FUNCTION:
                 calls = _References()
-                info.node.visit(calls)
+                visit(info.node, calls)
                 names.update(call.attr.value for call in calls.called)
         return names
 
@@ -300,7 +301,7 @@ class FunctionContractChecker(Checker):
     def _check_unbound_context(self, info: ClassInfo, method: cst.FunctionDef) -> None:
         """`self` where `ctx` is meant (or the reverse): a name the method never binds."""
         names = _Bindings()
-        method.visit(names)
+        visit(method, names)
         for context in _CONTEXT_NAMES:
             node = names.loaded.get(context)
             if node is None or context in names.bound:
@@ -499,7 +500,7 @@ class FunctionContractChecker(Checker):
                 for name in _names_in(node.target):
                     counts[name] = counts.get(name, 0) + 1
 
-        frame.node.body.visit(Assignments())
+        visit(frame.node.body, Assignments())
         parameters = set(_parameter_names(frame.node))
         return {
             name: value
@@ -539,7 +540,7 @@ def _self_attributes_assigned(method: cst.FunctionDef) -> set[str]:
             if isinstance(target, cst.Attribute) and dotted(target.value) == receiver:
                 found.add(target.attr.value)
 
-    method.visit(Targets())
+    visit(method, Targets())
     return found
 
 
@@ -551,7 +552,7 @@ def _attributes_read(method: cst.FunctionDef, receiver: str) -> set[str]:
             if dotted(node.value) == receiver:
                 found.add(node.attr.value)
 
-    method.visit(Reads())
+    visit(method, Reads())
     return found
 
 

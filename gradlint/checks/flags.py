@@ -11,6 +11,7 @@ import libcst as cst
 from gradlint.analysis.dataflow import dtypes
 from gradlint.analysis.dataflow.values import Const, Grad
 from gradlint.analysis.names import dotted
+from gradlint.analysis.walk import visit
 from gradlint.checks import Checker
 from gradlint.diagnostic import Severity, Witness
 
@@ -55,7 +56,7 @@ class RequiresGradFlagChecker(Checker):
         names = set()
         for info in self.file.index.by_node.values():
             reads = _SelfFlagReads()
-            info.node.visit(reads)
+            visit(info.node, reads)
             if reads.found:
                 names.add(info.name)
         return frozenset(names)

@@ -17,6 +17,7 @@ from gradlint.analysis.torch_ops import (
     REQUIRES_GRAD_KEYWORD_FUNCTIONS,
     TENSOR_PRESERVING_METHODS,
 )
+from gradlint.analysis.walk import visit
 from gradlint.checks import Checker
 from gradlint.diagnostic import Fix, Witness
 
@@ -70,7 +71,7 @@ class ModuleStateChecker(Checker):
         if info.kind is not ClassKind.MODULE or _SELF_ENUMERATING & info.methods.keys():
             return
         usage = _SelfUsage(self)
-        node.visit(usage)
+        visit(node, usage)
         if usage.registers_dynamically:
             return
         state = _ClassState(parameters=set(usage.registered))
@@ -89,7 +90,7 @@ class ModuleStateChecker(Checker):
         if init is None:
             return []
         calls = _SelfCalls()
-        init.visit(calls)
+        visit(init, calls)
         helpers = [info.methods[n] for n in calls.names if n in info.methods and n != "__init__"]
         return [init, *helpers]
 
@@ -286,7 +287,7 @@ class _ConstructionWalker(cst.CSTVisitor):
         self.container_sources: dict[str, str] = {}  # attr -> the local list it holds
 
     def run(self, method: cst.FunctionDef) -> None:
-        method.body.visit(self)
+        visit(method.body, self)
         for attr, source in self.container_sources.items():
             if source in self.passed_locals:  # also handed to nn.Sequential(*layers), ...
                 self.state.containers.pop(attr, None)
