@@ -22,7 +22,7 @@ from gradlint import __version__
 from gradlint.catalogue import load_catalogue
 from gradlint.config import ConfigError, Resolver
 from gradlint.discovery import Excluder
-from gradlint.runner import lint_file
+from gradlint.runner import ContainedWorker
 
 
 @cache
@@ -46,6 +46,10 @@ def source_bytes(lines: list[str]) -> bytes:
     except (SyntaxError, LookupError, UnicodeError):
         return text.encode("utf-8", "surrogatepass")
 
+
+# The files of this flake8 process are linted in one forked child: a native crash in the
+# parser costs that file (GL001), not flake8's run.
+_WORKER = ContainedWorker()
 
 # What the plugin reports when gradlint itself failed on a file (a bug, or a bad
 # [tool.gradlint] table): never a silent pass.
@@ -72,7 +76,7 @@ class GradlintPlugin:
             return
         if excluded:
             return
-        result = lint_file(self.filename, config, source_bytes(self.lines))
+        result = _WORKER.lint(self.filename, config, source_bytes(self.lines))
         for error in result.internal_errors:
             print(error, file=sys.stderr)
             # a finding, not just stderr: flake8 would otherwise pass the file as clean

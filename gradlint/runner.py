@@ -1,14 +1,19 @@
 """The per-file pipeline (read, lint, noqa, per-file-ignores, finalize) and the process pool.
 
-A worker process that dies (libcst's native parser can crash on pathological input)
-does not stop the run: the files it may have been linting are re-run one per process,
-the one that kills its process again gets GL001, every other file is linted normally.
+A process that dies (libcst's native parser can crash on pathological input) does not
+stop the run. With a pool, the files its worker may have been linting are re-run one per
+process, the one that kills its process again gets GL001, every other file is linted
+normally. Without one (`--jobs 1`, one file, stdin) the files are linted in order by one
+forked child that sends each result back as it is done: when it dies, the file it was on
+gets GL001 and a new child goes on with the rest (one fork per run, not per file).
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import pickle
 import stat
 import sys
 import tokenize
@@ -173,13 +178,20 @@ def run(
     # Cache hits are read here: a warm run starts no worker and imports no parser.
     done = {path: hit for path in paths if (hit := cached_result(path, config)) is not None}
     pending = [path for path in paths if path not in done]
+    stdin_result = None
     if jobs > 1 and len(pending) > 1:
         done.update(zip(pending, _in_pool(pending, config, jobs), strict=True))
-    else:
-        done.update((path, lint_file(path, config)) for path in pending)
+    elif pending or stdin is not None:
+        items = [(path, None) for path in dict.fromkeys(pending)]
+        if stdin is not None:
+            items.append(stdin)
+        linted = lint_in_order(items, config)
+        if stdin is not None:
+            stdin_result = linted.pop()
+        done.update(zip(dict.fromkeys(pending), linted, strict=True))
     results = [done[path] for path in paths]
-    if stdin is not None:
-        results.append(lint_file(stdin[0], config, stdin[1]))
+    if stdin_result is not None:
+        results.append(stdin_result)
     run_result = RunResult()
     for result in results:
         run_result.diagnostics.extend(result.diagnostics)
@@ -258,6 +270,86 @@ def _run_batch(paths: list[str], config: Config, jobs: int, done: dict[str, File
     return status if broken else None
 
 
+CRASHED = "Cannot parse: the parser crashed on this file"
+
+
+def lint_in_order(items: list[tuple[str, bytes | None]], config: Config) -> list[FileResult]:
+    """`lint_file(path, config, source)` of each item, in order, in a contained worker."""
+    worker = ContainedWorker()
+    try:
+        return [worker.lint(path, config, source) for path, source in items]
+    finally:
+        worker.stop()
+
+
+class ContainedWorker:
+    """A forked child that lints the files it is sent, one at a time, and answers each
+    with its FileResult: a native crash kills the child, not the run. The file it died on
+    gets GL001; the next file gets a new child. One fork per run (or per flake8 process),
+    not per file. Where fork is unavailable (not Linux) files are linted in this process.
+    The child runs the code as it was when forked: `stop()` it to pick up changes."""
+
+    def __init__(self) -> None:
+        self._pid = 0
+        self._owner = 0  # the process that forked the child (a forked parent must not share it)
+        self._send = self._receive = None
+
+    def lint(self, path: str, config: Config, source: bytes | None = None) -> FileResult:
+        if sys.platform != "linux":
+            return lint_file(path, config, source)
+        if not self._pid or self._owner != os.getpid():
+            self._start()
+        try:
+            pickle.dump((path, config, source), self._send)
+            self._send.flush()
+            return pickle.load(self._receive)
+        except (EOFError, OSError, pickle.UnpicklingError):  # the child died on this file
+            self.stop()
+            return FileResult(path, file_error(path, CRASHED, config))
+
+    def _start(self) -> None:
+        to_child, from_parent = os.pipe()
+        to_parent, from_child = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns, never runs the parent's exit handlers
+            os.close(from_parent)
+            os.close(to_parent)
+            _serve(to_child, from_child)
+        os.close(to_child)
+        os.close(from_child)
+        self._pid, self._owner = pid, os.getpid()
+        self._send = os.fdopen(from_parent, "wb")
+        self._receive = os.fdopen(to_parent, "rb")
+
+    def stop(self) -> None:
+        """End the child (it exits when its input closes) and reap it."""
+        if not self._pid or self._owner != os.getpid():
+            self._pid = 0
+            return
+        for pipe in (self._send, self._receive):
+            with contextlib.suppress(OSError):  # unsent bytes to a dead child
+                pipe.close()
+        os.waitpid(self._pid, 0)
+        self._pid = 0
+
+
+def _serve(requests: int, answers: int) -> None:
+    status = 0
+    try:
+        with os.fdopen(requests, "rb") as inbox, os.fdopen(answers, "wb") as outbox:
+            while True:
+                try:
+                    path, config, source = pickle.load(inbox)
+                except EOFError:
+                    break
+                pickle.dump(lint_file(path, config, source), outbox)
+                outbox.flush()
+    except BaseException:
+        status = 1
+    finally:
+        os._exit(status)
+
+
 def _isolated(path: str, config: Config) -> FileResult:
     """Lint one file in a process of its own; GL001 when that process dies."""
     context = _context()
@@ -268,5 +360,4 @@ def _isolated(path: str, config: Config) -> FileResult:
         try:
             return pool.submit(_work, 0, path).result()
         except BrokenProcessPool:
-            message = "Cannot parse: the parser crashed on this file"
-            return FileResult(path, file_error(path, message, config))
+            return FileResult(path, file_error(path, CRASHED, config))

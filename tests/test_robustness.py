@@ -2,6 +2,7 @@
 
 import base64
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -155,3 +156,52 @@ def test_a_single_file_is_linted_in_process(tmp_path, monkeypatch):
 
     monkeypatch.setattr(runner, "_in_pool", no_pool)
     assert [d.code for d in runner.run([str(path)], ONLY, jobs=8).diagnostics] == ["GL303"]
+
+
+def _crash_on_f3(monkeypatch):
+    """Make the pipeline die natively (a segfault, as libcst's parser did) on f3.py."""
+    real_lint_file = runner.lint_file
+
+    def crash_on_f3(path, config, source=None):
+        if path.endswith("f3.py"):
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return real_lint_file(path, config, source)
+
+    monkeypatch.setattr(runner, "lint_file", crash_on_f3)  # the child is forked: it sees it
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_native_crash_in_one_process_only_costs_its_own_file(tmp_path, monkeypatch, jobs):
+    """`--jobs 1` (and a pool) survive a segfault: that file gets GL001, the others and the
+    file after it are linted, in order."""
+    paths = []
+    for index in range(5):
+        path = tmp_path / f"f{index}.py"
+        path.write_text(MODULE_BACKWARD)
+        paths.append(str(path))
+    _crash_on_f3(monkeypatch)
+    result = runner.run(paths, ONLY, jobs=jobs)
+    by_file = {os.path.basename(d.path): (d.code, d.message) for d in result.diagnostics}
+    assert by_file.pop("f3.py") == ("GL001", runner.CRASHED)
+    assert sorted(by_file) == ["f0.py", "f1.py", "f2.py", "f4.py"]
+    assert {code for code, _ in by_file.values()} == {"GL303"}
+    assert result.internal_errors == []
+
+
+def test_a_native_crash_on_one_file_or_stdin_is_gl001(tmp_path, monkeypatch):
+    (tmp_path / "f3.py").write_text(MODULE_BACKWARD)
+    _crash_on_f3(monkeypatch)
+    alone = runner.run([str(tmp_path / "f3.py")], ONLY, jobs=1)
+    assert [(d.code, d.message) for d in alone.diagnostics] == [("GL001", runner.CRASHED)]
+    piped = runner.run([], ONLY, jobs=1, stdin=("f3.py", MODULE_BACKWARD.encode()))
+    assert [(d.path, d.code) for d in piped.diagnostics] == [("f3.py", "GL001")]
+    assert piped.internal_errors == []
+
+
+def test_results_come_back_from_the_child_unchanged(tmp_path):
+    """The forked child's results equal the in-process pipeline's, source text included."""
+    path = tmp_path / "m.py"
+    path.write_text(MODULE_BACKWARD)
+    here = runner.lint_file(str(path), ONLY)
+    (there,) = runner.lint_in_order([(str(path), None)], ONLY)
+    assert there == here and there.diagnostics and there.source == MODULE_BACKWARD
