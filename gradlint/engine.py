@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from gradlint.analysis.walk import LAYOUT, walk
+from gradlint.analysis.walk import LAYOUT, walk_hooks
 from gradlint.catalogue import load_catalogue
 from gradlint.checks import Checker, load_checkers
 from gradlint.config import DEFAULT_MAX_DEPTH, Config
@@ -41,16 +41,16 @@ class LintResult:
 _SCOPE_TYPES = (cst.ClassDef, cst.FunctionDef, cst.With, cst.Expr)
 
 
-class _Dispatcher:
-    """One traversal that keeps the scope current and fans each node out to the checkers.
-
-    The hooks of a node type (the scope's, the checkers' `visit_<Type>` / `leave_<Type>`)
-    are looked up once per type; a node type nobody listens to costs a dict lookup."""
+class _Dispatcher(dict):
+    """One traversal that keeps the scope current and fans each node out to the checkers:
+    node type -> (enter, leave) for walk_hooks, built on the type's first node from the
+    scope's hooks and the checkers' `visit_<Type>` / `leave_<Type>`. A node type nobody
+    listens to costs a dict lookup; what a `visit_` returns is ignored."""
 
     def __init__(self, file: FileContext, checkers: list[Checker]) -> None:
+        super().__init__()
         self.scope = file.scope
         self._checkers = checkers
-        self._cache: dict[type, tuple[tuple[Callable, ...], tuple[Callable, ...]]] = {}
 
     def run(self, module: cst.Module) -> None:
         """Walk the module; layout nodes (whitespace, comments) only if a checker asks."""
@@ -60,29 +60,31 @@ class _Dispatcher:
             for hook in ("visit", "leave")
             for layout in LAYOUT
         )
-        walk(module, self.on_visit, self.on_leave, skip=frozenset() if wants_layout else LAYOUT)
+        walk_hooks(module, self, skip=frozenset() if wants_layout else LAYOUT)
 
-    def _callbacks(self, node_type: type) -> tuple[tuple[Callable, ...], tuple[Callable, ...]]:
-        found = self._cache.get(node_type)
-        if found is None:
-            name = node_type.__name__
-            visits = [m for c in self._checkers if (m := getattr(c, f"visit_{name}", None))]
-            leaves = [m for c in self._checkers if (m := getattr(c, f"leave_{name}", None))]
-            if issubclass(node_type, _SCOPE_TYPES):
-                visits.insert(0, self.scope.enter)
-                leaves.append(self.scope.leave)
-            if issubclass(node_type, cst.Import | cst.ImportFrom):
-                visits.append(self.scope.imports.add)  # function-level imports count from here on
-            found = self._cache[node_type] = (tuple(visits), tuple(leaves))
+    def __missing__(self, node_type: type) -> tuple[Callable | None, Callable | None]:
+        name = node_type.__name__
+        visits = [m for c in self._checkers if (m := getattr(c, f"visit_{name}", None))]
+        leaves = [m for c in self._checkers if (m := getattr(c, f"leave_{name}", None))]
+        if issubclass(node_type, _SCOPE_TYPES):
+            visits.insert(0, self.scope.enter)
+            leaves.append(self.scope.leave)
+        if issubclass(node_type, cst.Import | cst.ImportFrom):
+            visits.append(self.scope.imports.add)  # function-level imports count from here on
+        found = self[node_type] = (_all(visits), _all(leaves))
         return found
 
-    def on_visit(self, node: cst.CSTNode) -> None:
-        for callback in self._callbacks(type(node))[0]:
+
+def _all(callbacks: list[Callable]) -> Callable | None:
+    """One hook calling each callback in order (returning None), or None without any."""
+    if not callbacks:
+        return None
+
+    def call_all(node: cst.CSTNode) -> None:
+        for callback in callbacks:
             callback(node)
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        for callback in self._callbacks(type(original_node))[1]:
-            callback(original_node)
+    return call_all
 
 
 def _syntax_error(path: str, line: int, column: int, message: str) -> Diagnostic:

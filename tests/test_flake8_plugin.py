@@ -107,3 +107,27 @@ def test_flake8_and_the_cli_agree_on_two_projects_with_an_excluded_folder(tmp_pa
     forced = run("gradlint", "--force-exclude", *named, cwd=tmp_path)
     assert sorted(forced.stdout.decode().splitlines()) == expected
     assert flake8(*named, cwd=tmp_path) == expected
+
+
+def test_a_native_crash_under_flake8_is_gl001_and_the_next_file_is_linted(monkeypatch):
+    """The plugin lints in one forked child per flake8 process: a segfault there costs
+    that file (GL001), and the next file gets a new child."""
+    import os
+    import signal
+
+    from gradlint import flake8_plugin, runner
+
+    real_lint_file = runner.lint_file
+
+    def crash_on_boom(path, config, source=None):
+        if path.endswith("boom.py"):
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return real_lint_file(path, config, source)
+
+    monkeypatch.setattr(runner, "lint_file", crash_on_boom)
+    monkeypatch.setattr(flake8_plugin, "_WORKER", runner.ContainedWorker())
+    lines = ["import torch\n", "torch.ones(2)\n"]
+    crashed = [t for *_, t, _ in flake8_plugin.GradlintPlugin(None, "boom.py", lines).run()]
+    assert crashed == [f"GL001 {runner.CRASHED}"]
+    after = [t for *_, t, _ in flake8_plugin.GradlintPlugin(None, "fine.py", lines).run()]
+    assert after == []

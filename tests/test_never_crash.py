@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from gradlint import flake8_plugin
 from gradlint.cli import main
 from gradlint.config import Config
 from gradlint.engine import lint_source
 from gradlint.flake8_plugin import GradlintPlugin
 from gradlint.guard import MESSAGE_LIMIT, nesting_depth
+from gradlint.runner import ContainedWorker
 
 BACKWARD_CLASS = """\
 class Scale(nn.Module):
@@ -169,8 +171,10 @@ def test_an_uncaught_exception_exits_2_not_1(monkeypatch, capsys, tmp_path):
     assert "internal error: RuntimeError: boom" in capsys.readouterr().err
 
 
-def test_the_flake8_plugin_reports_an_internal_error_as_gl902(broken_checker, capsys):
+def test_the_flake8_plugin_reports_an_internal_error_as_gl902(broken_checker, capsys, monkeypatch):
     broken_checker.append(KeyError("x"))
+    # the plugin lints in a forked child: a new one, forked after the checker broke
+    monkeypatch.setattr(flake8_plugin, "_WORKER", ContainedWorker())
     lines = ["import torch\n", "torch.ones(2)\n"]
     found = [text for _, _, text, _ in GradlintPlugin(None, "m.py", lines).run()]
     assert found == ["GL902 gradlint internal error: KeyError: 'x'"]

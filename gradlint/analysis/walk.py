@@ -9,7 +9,7 @@ see exactly the same sequence of nodes.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 
 import libcst as cst
@@ -90,25 +90,56 @@ def children(node: cst.CSTNode, skip: frozenset[type] = LAYOUT) -> Iterator[cst.
             yield value
 
 
+Hooks = tuple[Callable[[cst.CSTNode], object] | None, Callable[[cst.CSTNode], object] | None]
+
+
+def walk_hooks(
+    node: cst.CSTNode, hooks: Mapping[type, Hooks], skip: frozenset[type] = LAYOUT
+) -> None:
+    """`hooks[type(node)]` is (enter, leave), either None: `enter` runs before the node's
+    children (returning False skips them), `leave` after. A node type without hooks costs
+    one lookup: this loop runs for every node of every walk."""
+    enter, leave = hooks[type(node)]
+    if enter is None or enter(node) is not False:
+        for name in _FIELDS.get(type(node)) or child_fields(node):  # children(), inlined
+            value = getattr(node, name)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                for child in value:
+                    kind = type(child)
+                    if kind not in skip and _IS_NODE[kind]:
+                        walk_hooks(child, hooks, skip)
+            elif kind not in skip and _IS_NODE[kind]:
+                walk_hooks(value, hooks, skip)
+    if leave is not None:
+        leave(node)
+
+
+class _Everywhere(dict):
+    """The same hooks for every node type."""
+
+    def __init__(self, hooks: Hooks) -> None:
+        super().__init__()
+        self.hooks = hooks
+
+    def __missing__(self, kind: type) -> Hooks:
+        self[kind] = self.hooks
+        return self.hooks
+
+
 def walk(
     node: cst.CSTNode,
     enter: Callable[[cst.CSTNode], object],
     leave: Callable[[cst.CSTNode], object],
     skip: frozenset[type] = LAYOUT,
 ) -> None:
-    """Call `enter` on each node before its children and `leave` after them."""
-    enter(node)
-    for name in _FIELDS.get(type(node)) or child_fields(node):  # children() inlined: hot
-        value = getattr(node, name)
-        kind = type(value)
-        if kind is tuple or kind is list:
-            for child in value:
-                kind = type(child)
-                if kind not in skip and _IS_NODE[kind]:
-                    walk(child, enter, leave, skip)
-        elif kind not in skip and _IS_NODE[kind]:
-            walk(value, enter, leave, skip)
-    leave(node)
+    """Call `enter` on each node before its children and `leave` after them (whatever
+    `enter` returns: every node is entered)."""
+
+    def enter_all(child: cst.CSTNode) -> None:
+        enter(child)
+
+    walk_hooks(node, _Everywhere((enter_all, leave)), skip)
 
 
 def iter_nodes(node: cst.CSTNode, skip: frozenset[type] = LAYOUT) -> Iterator[cst.CSTNode]:
@@ -155,9 +186,11 @@ def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     if how == "libcst":
         node.visit(visitor)
     elif how == "by_name":
-        _visit_by_name(node, _NameHooks(visitor), skip)
+        walk_hooks(node, _NameHooks(visitor), skip)
     else:
-        _visit_generic(node, visitor.on_visit, visitor.on_leave)
+        on_visit = visitor.on_visit  # libcst descends when it returns a true value
+        hooks = (lambda child: bool(on_visit(child)), visitor.on_leave)
+        walk_hooks(node, _Everywhere(hooks), frozenset())
 
 
 class _NameHooks(dict):
@@ -175,23 +208,3 @@ class _NameHooks(dict):
         )
         self[node_type] = hooks
         return hooks
-
-
-def _visit_by_name(node: cst.CSTNode, hooks: _NameHooks, skip: frozenset[type]) -> None:
-    enter, leave = hooks[type(node)]
-    if enter is None or enter(node) is not False:
-        for child in children(node, skip):
-            _visit_by_name(child, hooks, skip)
-    if leave is not None:
-        leave(node)
-
-
-def _visit_generic(
-    node: cst.CSTNode,
-    on_visit: Callable[[cst.CSTNode], bool],
-    on_leave: Callable[[cst.CSTNode], object],
-) -> None:
-    if on_visit(node):
-        for child in children(node, frozenset()):
-            _visit_generic(child, on_visit, on_leave)
-    on_leave(node)
