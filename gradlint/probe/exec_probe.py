@@ -197,9 +197,10 @@ def _error(error: BaseException, lines: list[int]) -> dict:
     }
 
 
-def _evaluate(torch, source: str):
-    """A literal or a `torch.<factory>(<literals>)` from the plan (checked by the planner)."""
-    return eval(source, {"__builtins__": {}, "torch": torch})  # noqa: S307
+def _evaluate(torch, source: str, classes: dict):
+    """A literal, a `torch.<factory>(<literals>)`, or an instance of a torch layer or of
+    one of the file's `classes` built from those (sources the planner made)."""
+    return eval(source, {"__builtins__": {}, "torch": torch, **classes})  # noqa: S307
 
 
 def _as_activation(torch, value):
@@ -322,6 +323,109 @@ class _BackwardSpy:
             setattr(self.cls, name, original)
 
 
+_VERSION_ERROR = re.compile(r"is at version (?P<now>\d+); expected version (?P<saved>\d+)")
+EDIT_LIMIT = 1000  # in-place writes one forward records
+
+
+def _user_frame(frame, path: str):
+    """The innermost frame of `path` at or above `frame`, and the innermost torch module
+    whose code runs below it (the layer doing the work), if any."""
+    module = None
+    while frame is not None and frame.f_code.co_filename != path:
+        if module is None and frame.f_code.co_name in ("forward", "_call_impl"):
+            candidate = frame.f_locals.get("self")
+            module = candidate if hasattr(candidate, "_modules") else None
+        frame = frame.f_back
+    return frame, module
+
+
+class ModuleOrigins:
+    """While the probe builds a module: the lines of the file that built each torch layer
+    (`nn.Dropout(0.5, inplace=True)`) or set one of its attributes (`m.inplace = True`)."""
+
+    def __init__(self, torch, path: str) -> None:
+        self.module_class, self.path = torch.nn.Module, path
+        self.lines: dict[int, list[int]] = {}
+
+    def _note(self, module, frame) -> None:
+        if type(module).__module__.startswith("torch."):
+            frame, _ = _user_frame(frame, self.path)
+            if frame is not None:
+                lines = self.lines.setdefault(id(module), [])
+                if frame.f_lineno not in lines:
+                    lines.append(frame.f_lineno)
+
+    def __enter__(self) -> ModuleOrigins:
+        self._init = init = self.module_class.__init__
+        self._setattr = setattr_ = self.module_class.__setattr__
+        origins = self
+
+        def built(module, *args, **kwargs):
+            init(module, *args, **kwargs)
+            origins._note(module, sys._getframe(1))
+
+        def configured(module, name, value):
+            setattr_(module, name, value)
+            if sys._getframe(1).f_code.co_filename == origins.path:
+                origins._note(module, sys._getframe(1))
+
+        self.module_class.__init__ = built
+        self.module_class.__setattr__ = configured
+        return self
+
+    def __exit__(self, *_) -> None:
+        self.module_class.__init__ = self._init
+        self.module_class.__setattr__ = self._setattr
+
+
+def edit_log(torch, path: str, origins: ModuleOrigins):
+    """A dispatch mode recording each in-place write of a forward: the tensor written, its
+    version before the write and the lines of the file that made it (the innermost line
+    of the file on the stack, and where the torch layer doing it was built or configured).
+    After a backward error naming a saved tensor's versions, `culprits` are the lines of
+    the writes that moved it from the saved version to the current one."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class EditLog(TorchDispatchMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.edits: list[tuple[object, int, list[int]]] = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if len(self.edits) < EDIT_LIMIT:
+                self._record(func, args, kwargs)
+            return func(*args, **kwargs)
+
+        def _record(self, func, args, kwargs) -> None:
+            written = [
+                args[i] if i < len(args) else kwargs.get(argument.name)
+                for i, argument in enumerate(func._schema.arguments)
+                if argument.alias_info is not None and argument.alias_info.is_write
+            ]
+            written = [t for t in written if isinstance(t, torch.Tensor)]
+            if not written:
+                return
+            frame, module = _user_frame(sys._getframe(2), path)
+            if frame is None:
+                return
+            lines = [frame.f_lineno, *origins.lines.get(id(module), [])]
+            self.edits.extend((tensor, tensor._version, lines) for tensor in written)
+
+        def culprits(self, message: str) -> list[int]:
+            versions = _VERSION_ERROR.search(message)
+            if versions is None:
+                return []
+            now, saved = int(versions["now"]), int(versions["saved"])
+            found = []
+            for tensor, before, lines in self.edits:
+                if tensor._version == now and saved <= before < now:
+                    found.extend(line for line in lines if line not in found)
+            return found
+
+    return EditLog()
+
+
 class _InputWatch:
     """Forward hooks on the file's own modules inside `instance`: the classes whose
     `forward` changed a tensor it was given (its `_version` moved: an in-place edit)."""
@@ -351,17 +455,21 @@ class _InputWatch:
             handle.remove()
 
 
-def _run(torch, instance, inputs: list[str], path: str, tracer: LineTracer) -> dict:
+def _run(
+    torch, instance, inputs: list[str], path: str, tracer: LineTracer, origins, classes
+) -> dict:
     """Forward + `sum().backward()` on one input list."""
     spy = _BackwardSpy(type(instance))
     watch = _InputWatch(torch, instance, type(instance).__module__)
+    edits = edit_log(torch, path, origins)
     result = {"ran_backward": False, "error": None}
     with warnings.catch_warnings(record=True) as caught, spy, watch:
         warnings.simplefilter("always")
         try:
             with torch.autograd.detect_anomaly(check_nan=False), tracer:
-                output = instance(*[_as_activation(torch, _evaluate(torch, s)) for s in inputs])
-                loss = _loss(torch, output)
+                values = [_as_activation(torch, _evaluate(torch, s, classes)) for s in inputs]
+                with edits:
+                    loss = _loss(torch, instance(*values))
                 if loss is not None:
                     spy.listening = True
                     loss.backward()
@@ -372,6 +480,8 @@ def _run(torch, instance, inputs: list[str], path: str, tracer: LineTracer) -> d
             )
             result["error"] = _error(error, lines)
             result["phase"] = "backward" if spy.listening else "forward"
+            if spy.listening:
+                result["error"]["edited_at"] = edits.culprits(str(error))
     result["backward_methods"] = spy.called
     result["modified_input"] = sorted(watch.modified)
     result["grad_none"] = [
@@ -380,21 +490,24 @@ def _run(torch, instance, inputs: list[str], path: str, tracer: LineTracer) -> d
     return result
 
 
-def _build(torch, cls, plan: dict):
+def _build(torch, cls, plan: dict, classes: dict):
     constructor = plan["constructor"] or {"args": [], "kwargs": {}}
-    args = [_evaluate(torch, a) for a in constructor["args"]]
-    kwargs = {k: _evaluate(torch, v) for k, v in constructor["kwargs"].items()}
+    args = [_evaluate(torch, a, classes) for a in constructor["args"]]
+    kwargs = {k: _evaluate(torch, v, classes) for k, v in constructor["kwargs"].items()}
     shown = ", ".join(
         [*constructor["args"], *(f"{k}={v}" for k, v in constructor["kwargs"].items())]
     )
     return cls(*args, **kwargs), f"{cls.__name__}({shown})"
 
 
-def probe_module_class(torch, cls, plan: dict, file_inputs: list[list[str]], path, tracer):
+def probe_module_class(torch, cls, plan: dict, file_inputs: list[list[str]], path, tracer, classes):
+    """Build `cls` (with the file's `classes` at hand for its arguments) and run it on
+    the inputs its callers give, else on guesses."""
     run = {"class": cls.__name__, "line": plan["line"], "end_line": plan["end_line"]}
+    origins = ModuleOrigins(torch, path)
     try:
-        with tracer:
-            instance, built = _build(torch, cls, plan)
+        with tracer, origins:
+            instance, built = _build(torch, cls, plan, classes)
     except Exception as error:  # noqa: BLE001
         lines = _file_lines(error, path) if plan["constructor"] else []
         run.update(context=f"building {cls.__name__}", error=_error(error, lines))
@@ -403,7 +516,8 @@ def probe_module_class(torch, cls, plan: dict, file_inputs: list[list[str]], pat
     candidates = [(inputs, "call") for inputs in plan["inputs"]]
     arity = _required_positionals(instance)
     if not candidates:
-        candidates = [(inputs, "file") for inputs in file_inputs if len(inputs) == arity]
+        candidates = [(inputs, "shape") for inputs in plan["shaped"]]
+        candidates += [(inputs, "file") for inputs in file_inputs if len(inputs) == arity]
         if arity == 1:
             candidates += [(guess, "layer") for guess in _input_guesses(torch, instance)]
     if not candidates:
@@ -414,7 +528,7 @@ def probe_module_class(torch, cls, plan: dict, file_inputs: list[list[str]], pat
     # others are kept too (they may be the error a finding predicts).
     chosen, errors = None, []
     for inputs, origin in candidates:
-        result = _run(torch, instance, inputs, path, tracer)
+        result = _run(torch, instance, inputs, path, tracer, origins, classes)
         result.update(context=f"{built} on inputs {', '.join(inputs)}", inputs_from=origin)
         chosen = chosen or result
         if result["error"] is not None:
@@ -553,6 +667,11 @@ def probe_file(request: dict) -> dict:
             )
         # A package module that failed to import is gone; a loose one keeps what it defined.
         defined = vars(sys.modules[name]) if name in sys.modules else {}
+        classes = {
+            key: value
+            for key, value in defined.items()
+            if isinstance(value, type) and value.__module__ == name
+        }
         for plan in request["classes"]:
             cls = defined.get(plan["name"])
             if (
@@ -561,7 +680,9 @@ def probe_file(request: dict) -> dict:
                 and cls.__module__ == name
             ):
                 runs.append(
-                    probe_module_class(torch, cls, plan, request["file_inputs"], path, tracer)
+                    probe_module_class(
+                        torch, cls, plan, request["file_inputs"], path, tracer, classes
+                    )
                 )
     runs.extend(gradcheck_functions(torch, capture, path, tracer))
     runs.extend(import_runs)  # last: a class run describes the same error better

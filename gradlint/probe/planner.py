@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from gradlint.diagnostic import Diagnostic, Severity, Witness
+from gradlint.probe import arguments
 
 # confirmed: the user's code raised it; reproduced: only the rule's example did.
 CONFIRMED, REPRODUCED = "confirmed", "reproduced"
@@ -231,6 +232,7 @@ class Project:
 
     def __init__(self, sources: dict[str, str], configured: dict | None = None) -> None:
         self.sources = sources
+        self._facts: dict[str, tuple[dict, dict]] = {}
         # class name -> what `probe-modules` gives: used after the project's own calls
         self.configured = {name: _configured(entry) for name, entry in (configured or {}).items()}
         self.trees = {path: tree for path, text in sources.items() if (tree := _parse(text, path))}
@@ -276,10 +278,31 @@ class Project:
         seen = [item for item in found if self._sees(item[0], path)]
         return [value for _, value in sorted(seen, key=lambda item: item[0] != path)]
 
+    def facts(self, path: str) -> tuple[dict, dict]:
+        """What the static analysis of `path` proves its code builds and feeds its classes
+        with: constructor calls and argument lists by class name (`arguments.py`)."""
+        if path not in self._facts:
+            context = arguments.file_context(path, self.sources[path])
+            self._facts[path] = (
+                (arguments.constructors(context), arguments.call_inputs(context))
+                if context is not None
+                else ({}, {})
+            )
+        return self._facts[path]
+
     def constructor(self, path: str, name: str) -> dict | None:
-        calls = self._ordered(self.constructors.get(name, []), path)
-        found = (c for c in map(_constructor_call, calls) if c is not None)
-        return next(found, None) or self.configured.get(name, {}).get("constructor")
+        """As the file's own code builds the class, else as a file importing it does with
+        literal arguments, else as configured."""
+        own = self.facts(path)[0].get(name, [])
+        others = [(user, call) for user, call in self.constructors.get(name, []) if user != path]
+        found = (c for c in map(_constructor_call, self._ordered(others, path)) if c is not None)
+        configured = self.configured.get(name, {}).get("constructor")
+        return next(iter(own), None) or next(found, None) or configured
+
+    def shaped_inputs(self, path: str, name: str) -> list[list[str]]:
+        """Argument lists of the file's own calls of the class, tensors rebuilt from their
+        shapes (their values and dtype are guessed)."""
+        return self.facts(path)[1].get(name, [])
 
     def call_inputs(self, path: str, name: str) -> list[list[str]]:
         found = []
@@ -433,6 +456,7 @@ def plan_exec(
             "inputs": project.call_inputs(path, node.name)
             + _annotated_inputs(node)
             + project.configured_inputs(node.name),
+            "shaped": project.shaped_inputs(path, node.name),
         }
         for node in ast.walk(tree)
         if isinstance(node, ast.ClassDef)
@@ -466,7 +490,10 @@ class RuntimeFailure:
     lines: list[int]  # outermost first; the last is where it was raised in the file
     context: str  # how the probe got there, e.g. "MyModule(20, 5) on inputs torch.randn(1, 20)"
     backward: bool = False  # raised by autograd; `lines` is the forward trace of the node
-    span: tuple[int, int] | None = None  # the autograd.Function a gradcheck failure is about
+    # the autograd.Function a gradcheck failure is about, or that torch's message names
+    span: tuple[int, int] | None = None
+    # lines whose in-place writes moved the saved tensor a backward error names
+    edited_at: list[int] = field(default_factory=list)
     # False when torch did not raise it (a `raise` of the project, a missing data file or
     # optional dependency), the inputs were only guessed from the module's layers (the
     # guess's fault?) or gradcheck compared a straight-through gradient: it can confirm a
@@ -487,16 +514,28 @@ def torch_error(error: dict) -> bool:
     return error.get("raised_by") in ("torch", "call") and not environment_failure(error)
 
 
-def _failure(run: dict, error: dict, context: str, *, guessed: bool) -> RuntimeFailure:
+# `function EnforcePriorBackward returned an incorrect number of gradients`: torch names
+# the autograd.Function whose backward is wrong.
+_FUNCTION_NAMED = re.compile(r"\bfunction (?P<name>\w+)Backward\b")
+
+
+def _failure(
+    run: dict, error: dict, context: str, classes: dict, *, guessed: bool
+) -> RuntimeFailure:
     gradcheck = context.startswith("gradcheck")
     kinds = {error["type"], *error.get("bases", [])}
+    named = _FUNCTION_NAMED.search(error["message"])
+    span = (run["line"], run["end_line"]) if gradcheck else None
+    if span is None and named is not None:
+        span = classes.get(named["name"])
     return RuntimeFailure(
         error["type"],
         error["message"],
         error["lines"],
         context,
         backward=run.get("phase") == "backward",
-        span=(run["line"], run["end_line"]) if gradcheck else None,
+        span=span,
+        edited_at=error.get("edited_at", []),
         reportable="RuntimeError" in kinds
         and not guessed
         and not run.get("straight_through")
@@ -504,18 +543,18 @@ def _failure(run: dict, error: dict, context: str, *, guessed: bool) -> RuntimeF
     )
 
 
-def _failures(outcome: dict) -> list[RuntimeFailure]:
+def _failures(outcome: dict, classes: dict) -> list[RuntimeFailure]:
     """The torch errors of the runs (the guessed inputs' ones too), in run order."""
     found = []
     for run in outcome.get("runs", []):
         error = run.get("error")
         if error and error["lines"] and torch_error(error):
             # tensors the file binds but does not pass to the module are guesses too
-            guessed = run.get("inputs_from") in ("layer", "file")
-            found.append(_failure(run, error, run["context"], guessed=guessed))
+            guessed = run.get("inputs_from") in ("layer", "file", "shape")
+            found.append(_failure(run, error, run["context"], classes, guessed=guessed))
         for other in run.get("guess_errors", []):
             if other["error"]["lines"] and torch_error(other["error"]):
-                found.append(_failure(run, other["error"], other["context"], guessed=True))
+                found.append(_failure(run, other["error"], other["context"], classes, guessed=True))
     return found
 
 
@@ -525,9 +564,11 @@ def _innermost_function(spans: list[tuple[int, int]], line: int) -> tuple[int, i
 
 
 def _explains(d: Diagnostic, failure: RuntimeFailure, spans: list[tuple[int, int]]) -> bool:
-    """The failure proves `d`: raised at its line, or later in the same function when it
-    is the torch error `d` predicts (its witness's message, or any error if `d` has no
-    witness and its rule is one where torch raises)."""
+    """The failure proves `d`: raised at its line, or, when it is the torch error `d`
+    predicts (its witness's message, or any error if `d` has no witness and its rule is
+    one where torch raises): `d`'s line made an in-place write that moved the saved
+    tensor the error names, `d` is in the autograd.Function the error is about, or the
+    error comes later in `d`'s function."""
     if d.line in failure.lines:
         return True
     if d.witness is not None:
@@ -536,6 +577,8 @@ def _explains(d: Diagnostic, failure: RuntimeFailure, spans: list[tuple[int, int
         predicted = d.severity is Severity.ERROR
     if not predicted:
         return False
+    if d.line in failure.edited_at:
+        return True
     if failure.span is not None:
         return failure.span[0] <= d.line <= failure.span[1]
     raised_at = failure.lines[-1]
@@ -600,7 +643,14 @@ def _structural_verdict(d: Diagnostic, run: dict, source_line: str, ran: bool) -
 
 
 # The shape of a code probe's answer: `key?` is optional, {str: bool} a mapping.
-_ERROR = {"type": str, "bases": [str], "message": str, "lines": [int], "raised_by": str}
+_ERROR = {
+    "type": str,
+    "bases": [str],
+    "message": str,
+    "lines": [int],
+    "raised_by": str,
+    "edited_at?": [int],
+}
 _RUN = {
     "class": str,
     "line": int,
@@ -651,7 +701,8 @@ def malformed_answer(outcome, line_count: int) -> str | None:
         return "the probe's answer is malformed"
     errors = [run["error"] for run in outcome["runs"] if run.get("error")]
     errors += [e["error"] for run in outcome["runs"] for e in run.get("guess_errors", [])]
-    lines = [line for error in errors for line in error["lines"]] + outcome["executed"]
+    lines = [line for e in errors for line in [*e["lines"], *e.get("edited_at", [])]]
+    lines += outcome["executed"]
     if any(not 0 < line <= line_count for line in lines):
         return "the probe's answer names lines the file does not have"
     return None
@@ -676,7 +727,7 @@ def exec_verdicts(
         for n in ast.walk(tree)
         if isinstance(n, ast.ClassDef)
     }
-    failures = _failures(outcome)
+    failures = _failures(outcome, classes)
     # A line that ran proves nothing if any run failed (the failure may hide its effect).
     failed = any(run.get("error") for run in outcome.get("runs", []))
     executed = set() if failed else set(outcome.get("executed", []))

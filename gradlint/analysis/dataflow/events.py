@@ -140,3 +140,14 @@ class GradRead:
     node: cst.Attribute
     written: str
     value: Tensor
+
+
+@dataclass(frozen=True)
+class ModuleCall:
+    """`model(x)`: an instance of a module class of the file called on `arguments` (the
+    values of `call`'s arguments, in order) inside `body`."""
+
+    module: Obj
+    call: cst.Call
+    arguments: tuple[list, dict]
+    body: cst.FunctionDef | None

@@ -28,6 +28,7 @@ from gradlint.analysis.dataflow.events import (
     GradRead,
     InplaceEdit,
     ModuleAttributeSet,
+    ModuleCall,
     OptimizerBuilt,
     RequiresGradChange,
     Returned,
@@ -187,6 +188,10 @@ class FileFacts:
         # functions some call site reaches, and methods of classes built by other code of
         # the file: their arguments come from callers the file shows
         self.called: set[cst.FunctionDef] = set()
+        # instances of the file's classes built by a call, and calls of its modules (what
+        # the runtime probe builds and feeds them with)
+        self.built: list[Obj] = []
+        self.module_calls: list[ModuleCall] = []
         Interpreter(module, imports, index, scope, self).run()
 
 
@@ -333,9 +338,11 @@ class Interpreter:
         """An instance of a class of the file, its attributes from running `__init__`."""
         if call is None and info in self.class_objects:
             return self.class_objects[info]
-        obj = Obj(info.name, info, call)
+        obj = Obj(info.name, info, call, arguments=args)
         if call is None:
             self.class_objects[info] = obj
+        else:
+            self.facts.built.append(obj)
         init = self._method(info, "__init__")
         if init is not None and init not in self.stack and len(self.stack) < MAX_DEPTH + 2:
             self._run_init(init, obj, args)
@@ -367,7 +374,7 @@ class Interpreter:
     def torch_layer(self, qualified: str, call: cst.Call, args) -> Obj:
         facts = knowledge.layer(qualified)
         names = tuple(a for a in facts.parameters if _layer_has(call, a)) if facts else ()
-        obj = Obj(qualified, None, call, torch_layer=True, parameters=names)
+        obj = Obj(qualified, None, call, arguments=args, torch_layer=True, parameters=names)
         if qualified in _CONTAINERS and args is not None:
             positional, _ = args
             items = positional
@@ -1162,6 +1169,8 @@ class Interpreter:
             return self._layer_call(call, obj, args, state, frame, label)
         if obj.info is None:
             return None
+        if label is None and args is not None:  # `call`'s own arguments (not a later stage's)
+            self.facts.module_calls.append(ModuleCall(obj, call, args, frame.body.node))
         forward = self._method(obj.info, "forward" if obj.info.is_module else "__call__")
         if forward is None:
             return None

@@ -123,6 +123,8 @@ class Obj:
     kind: str  # the torch layer's qualified name, or the local class name
     info: ClassInfo | None = field(default=None, repr=False)  # the local class
     constructor: cst.Call | None = field(default=None, repr=False)
+    # what its constructor was called with: (positional values, keyword values)
+    arguments: tuple[list, dict] | None = field(default=None, repr=False)
     attrs: dict[str, Value | None] = field(default_factory=dict)
     frozen: bool = False  # something set requires_grad off on it or on its parameters
     inplace_at: cst.CSTNode | None = field(default=None, repr=False)  # `m.inplace = True`
