@@ -14,6 +14,7 @@ it exits 0 whatever the figures (2 if gradlint itself fails).
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import subprocess
@@ -65,7 +66,7 @@ def measure(cases: list[Case], findings: list[dict]) -> dict:
             row["bugs"] += 1
             if is_found(case, found):
                 row["found"] += 1
-                hits.append({"case": case.name, "findings": found})
+                hits.append({"case": case.name, "findings": found, "case_object": case})
             else:
                 misses.append(
                     {
@@ -92,14 +93,41 @@ def measure(cases: list[Case], findings: list[dict]) -> dict:
     }
 
 
+def _module_spans(path: Path) -> list[tuple[int, int]]:
+    """Lines of the classes the code probe runs: nn.Module and autograd.Function
+    subclasses (by a base spelled `...Module` / `...Function`, or a class of the file
+    that is one)."""
+    classes = [n for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.ClassDef)]
+    probed: set[str] = set()
+    for _ in classes:  # bases defined later in the file: one pass per class at most
+        for node in classes:
+            bases = {ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases}
+            if bases & ({"Module", "Function"} | probed):
+                probed.add(node.name)
+    return [(n.lineno, n.end_lineno or n.lineno) for n in classes if n.name in probed]
+
+
+def _hit_in_module(hit: dict) -> bool:
+    case = hit["case_object"]
+    spans = _module_spans(case.path)
+    return any(start <= line <= end for line in case.lines for start, end in spans)
+
+
 def probe_summary(findings: list[dict], hits: list[dict]) -> dict:
     verdicts = [(f.get("probe") or {}).get("verdict", "unprobed") for f in findings]
     counts = {v: verdicts.count(v) for v in sorted(set(verdicts))}
-    confirmed_hits = sum(
+    confirmed = [
         any((f.get("probe") or {}).get("verdict") == "confirmed" for f in hit["findings"])
         for hit in hits
-    )
-    return {"findings": len(findings), "verdicts": counts, "confirmed_hits": confirmed_hits}
+    ]
+    in_modules = [ok for ok, hit in zip(confirmed, hits, strict=True) if _hit_in_module(hit)]
+    return {
+        "findings": len(findings),
+        "verdicts": counts,
+        "confirmed_hits": sum(confirmed),
+        "module_hits": len(in_modules),
+        "confirmed_module_hits": sum(in_modules),
+    }
 
 
 def final_line(total: dict) -> str:
@@ -134,7 +162,9 @@ def render(report: dict, probe: dict | None) -> str:
         out.append(
             f"\nprobe: {probe['findings']} findings ({verdicts}); "
             f"found cases with a confirmed finding {probe['confirmed_hits']}/"
-            f"{report['total']['found']}"
+            f"{report['total']['found']}, of those whose bug is in an nn.Module or "
+            f"autograd.Function class {probe['confirmed_module_hits']}/{probe['module_hits']}"
+            f" ({_percent(probe['confirmed_module_hits'], probe['module_hits'])})"
         )
     out.append("")
     out.append(final_line(report["total"]))

@@ -307,9 +307,19 @@ class BadSquare(torch.autograd.Function):
         return grad_output * x
 
 
+class GradReverse(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.neg()
+
+
 class Net(torch.nn.Module):
     def forward(self, x):
-        return BadSquare.apply(x)
+        return GradReverse.apply(BadSquare.apply(x))
 
 
 net = Net()
@@ -462,11 +472,11 @@ def test_modules_of_a_package_import_with_their_relative_imports(exec_run):
     assert "mat1 and mat2 shapes cannot be multiplied (4x3 and 6x2)" in _text(error)
 
 
-def test_exec_probe_gradchecks_autograd_functions(exec_run):
-    [error] = _added(exec_run, "square.py")
-    assert error.line == 12
-    assert "Jacobian mismatch" in _text(error)
-    assert "gradcheck(BadSquare.apply, float64, fast_mode=True)" in _text(error)
+def test_a_gradcheck_mismatch_is_no_finding(exec_run):
+    """gradcheck cannot tell BadSquare's wrong factor from GradReverse's deliberate sign
+    flip (a domain-adaptation staple): a backward that is not the forward's derivative
+    is no GL901 by itself."""
+    assert _added(exec_run, "square.py") == []
 
 
 def test_refuted_when_the_flagged_line_runs_clean(exec_run):

@@ -306,6 +306,30 @@ FILES = {
         tokens, labels = torch.tensor([1, 2, 3]), torch.tensor([0, 1, 0])
         out = tagger(tokens)
         """,
+    "listed.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class Branches(nn.Module):
+            def __init__(self, channels=6):
+                super().__init__()
+                self.convs = [nn.Conv1d(channels, 1, k) for k in (3, 4)]
+                self.fc = nn.Linear(2, 2)
+
+            def forward(self, x):
+                return self.fc(torch.cat([conv(x).amax(dim=2) for conv in self.convs], 1))
+
+
+        class Registered(nn.Module):
+            def __init__(self, channels=6):
+                super().__init__()
+                self.convs = nn.ModuleList([nn.Conv1d(channels, 1, k) for k in (3, 4)])
+                self.fc = nn.Linear(2, 2)
+
+            def forward(self, x):
+                return self.fc(torch.cat([conv(x).amax(dim=2) for conv in self.convs], 1))
+        """,
     "logs.py": """
         import logging
 
@@ -367,6 +391,8 @@ def run(tmp_path_factory):
     findings["edit after call"] = _finding(directory, "nested.py", "h.mul_(", "GL103", saved)
     findings["switched"] = _finding(directory, "switched.py", "m.inplace = True", "GL103", saved)
     findings["residual"] = _finding(directory, "switched.py", "out += x", "GL103", saved)
+    findings["listed"] = _finding(directory, "listed.py", "self.convs = [", "GL502")
+    findings["registered"] = _finding(directory, "listed.py", "nn.ModuleList(", "GL502")
     findings["function"] = _finding(
         directory, "function.py", "return grad * ctx.factor", "GL304", Witness("", GRADS_MESSAGE)
     )
@@ -487,6 +513,17 @@ def test_inputs_rebuilt_from_shapes_are_guesses(run):
     """`tokens` has shape (3,) but the shape analysis knows no dtype: the float tensor
     rebuilt from it fails in the embedding, which is no finding."""
     assert _gl901(run, "tokens.py") == []
+
+
+def test_layers_in_a_plain_list_are_confirmed_once_the_module_is_built(run):
+    """The guessed input (shaped for `fc`) fails in the convolutions, but the built
+    module already shows parameters that `parameters()` misses; a ModuleList does not."""
+    findings, _, _ = run
+    listed = findings["listed"].probe
+    assert listed["verdict"] == "confirmed", listed
+    assert "`self.convs` holds tensors that require grad" in listed["message"]
+    assert findings["registered"].probe["verdict"] != "confirmed"
+    assert _gl901(run, "listed.py") == []
 
 
 def test_definitions_only_keeps_definitions_and_guarded_imports():

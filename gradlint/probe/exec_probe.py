@@ -197,10 +197,19 @@ def _error(error: BaseException, lines: list[int]) -> dict:
     }
 
 
+def _torch_import(name: str, *args, **kwargs):
+    """torch's C++ code imports its own Python modules (`torch.storage` for a bool
+    tensor) through the builtins of the calling frame: those only."""
+    if name != "torch" and not name.startswith("torch."):
+        raise ImportError(f"the probe's expressions import only torch, not {name}")
+    return __import__(name, *args, **kwargs)
+
+
 def _evaluate(torch, source: str, classes: dict):
     """A literal, a `torch.<factory>(<literals>)`, or an instance of a torch layer or of
     one of the file's `classes` built from those (sources the planner made)."""
-    return eval(source, {"__builtins__": {}, "torch": torch, **classes})  # noqa: S307
+    namespace = {"__builtins__": {"__import__": _torch_import}, "torch": torch, **classes}
+    return eval(source, namespace)  # noqa: S307
 
 
 def _as_activation(torch, value):
@@ -522,6 +531,7 @@ def probe_module_class(torch, cls, plan: dict, file_inputs: list[list[str]], pat
             candidates += [(guess, "layer") for guess in _input_guesses(torch, instance)]
     if not candidates:
         run.update(context=built, skipped="cannot infer the inputs of forward")
+        run["unregistered"] = _unregistered(torch, instance)
         return run
     # An error on inputs the file does not pass to this module may be the guess's fault:
     # the run that counts is the first clean one, else the first; the errors of the
@@ -579,36 +589,8 @@ def gradcheck_functions(torch, capture: FunctionCapture, path: str, tracer) -> l
                 torch.autograd.gradcheck(cls.apply, inputs, fast_mode=True)
         except Exception as error:  # noqa: BLE001
             run["error"] = _error(error, _file_lines(error, path) or [backward_line])
-            run["straight_through"] = _locally_constant(torch, cls, inputs)
         runs.append(run)
     return runs
-
-
-def _locally_constant(torch, cls, inputs: tuple) -> bool:
-    """Whether the forward's output does not move when one float input moves a little:
-    piecewise constant (sign, round, a quantiser), whose backward is a straight-through
-    or surrogate gradient by design, not a Jacobian gradcheck could match."""
-    try:
-        with torch.no_grad():
-            base = cls.apply(*inputs)
-            for i, value in enumerate(inputs):
-                if isinstance(value, torch.Tensor) and value.is_floating_point():
-                    moved = list(inputs)
-                    moved[i] = value + 1e-4 * torch.randn_like(value)
-                    after = cls.apply(*moved)
-                    if _same(torch, base, after):
-                        return True
-    except Exception:  # noqa: BLE001 - no answer is "not constant"
-        return False
-    return False
-
-
-def _same(torch, a, b) -> bool:
-    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-        return a.shape == b.shape and bool(torch.equal(a, b))
-    if isinstance(a, tuple | list) and isinstance(b, tuple | list) and len(a) == len(b):
-        return all(_same(torch, x, y) for x, y in zip(a, b, strict=True))
-    return False
 
 
 def _import(path: str, name: str, root: str, definitions: bool) -> None:

@@ -495,9 +495,11 @@ class RuntimeFailure:
     # lines whose in-place writes moved the saved tensor a backward error names
     edited_at: list[int] = field(default_factory=list)
     # False when torch did not raise it (a `raise` of the project, a missing data file or
-    # optional dependency), the inputs were only guessed from the module's layers (the
-    # guess's fault?) or gradcheck compared a straight-through gradient: it can confirm a
-    # finding that predicts it but is no GL901 itself.
+    # optional dependency), the inputs were only guessed (from the module's layers, or
+    # float tensors shaped like the real ones: the guess's fault?) or gradcheck found the
+    # backward differs from the forward's derivative (custom backwards are often so by
+    # design: straight-through, gradient reversal, clipped or rescaled surrogates): it
+    # can confirm a finding that predicts it but is no GL901 itself.
     reportable: bool = True
 
 
@@ -538,7 +540,7 @@ def _failure(
         edited_at=error.get("edited_at", []),
         reportable="RuntimeError" in kinds
         and not guessed
-        and not run.get("straight_through")
+        and error["type"] != "GradcheckError"
         and torch_error(error),
     )
 
@@ -616,8 +618,16 @@ def _mutated_input(d: Diagnostic, outcome: dict, classes: dict) -> dict | None:
 
 
 def _structural_verdict(d: Diagnostic, run: dict, source_line: str, ran: bool) -> dict | None:
-    """Verdicts that need no exception: an ignored `backward`, unregistered tensors,
-    parameters a graph-cutting line (`ran`) left without gradient."""
+    """Verdicts that need no exception: unregistered tensors (seen once the module is
+    built), an ignored `backward`, parameters a graph-cutting line (`ran`) left without
+    gradient."""
+    for name in run.get("unregistered", []):
+        if re.search(rf"\bself\.{name}\b", source_line):
+            return verdict(
+                CONFIRMED,
+                f"`self.{name}` holds tensors that require grad but are not in "
+                f"`{run['class']}.parameters()`: an optimizer never updates them",
+            )
     if not run.get("ran_backward"):
         return None
     if d.code.startswith(GRAPH_CUT_RULES) and ran and run.get("grad_none"):
@@ -631,13 +641,6 @@ def _structural_verdict(d: Diagnostic, run: dict, source_line: str, ran: bool) -
                 CONFIRMED,
                 f"`{run['class']}.{name}` was never invoked by `loss.backward()` "
                 f"(code probe: {run['context']})",
-            )
-    for name in run.get("unregistered", []):
-        if re.search(rf"\bself\.{name}\b", source_line):
-            return verdict(
-                CONFIRMED,
-                f"`self.{name}` holds tensors that require grad but are not in "
-                f"`{run['class']}.parameters()`: an optimizer never updates them",
             )
     return None
 
@@ -665,7 +668,6 @@ _RUN = {
     "ran_backward?": bool,
     "phase?": str,
     "inputs_from?": str,
-    "straight_through?": bool,
     "skipped?": str,
 }
 _DONE = {"outcome": str, "runs": [_RUN], "executed": [int], "serial?": int}

@@ -1,0 +1,88 @@
+"""What the code probe builds and feeds a file's modules with, read from the static
+analysis (no torch, no probe run)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from gradlint.probe import arguments
+
+SOURCE = """
+    import argparse
+    import sys
+
+    import torch
+    import torch.nn as nn
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hidden", type=int, default=6)
+    parser.add_argument("--dropout", type=float, default=0.25)
+    args = parser.parse_args()
+    WIDTH = 4
+
+
+    class Gate(nn.Module):
+        def __init__(self, features, act):
+            super().__init__()
+            self.linear = nn.Linear(features, features)
+            self.act = act
+
+        def forward(self, x):
+            return self.act(self.linear(x))
+
+
+    class Net(nn.Module):
+        def __init__(self, width, hidden, dropout=0.0):
+            super().__init__()
+            self.proj = nn.Linear(width, hidden)
+            self.gate = Gate(2 * hidden, nn.ReLU(inplace=True))
+            self.drop = nn.Dropout(dropout)
+
+        def forward(self, x, extra):
+            return self.gate(self.proj(x)) + self.drop(extra[0])
+
+
+    class Named(nn.Module):
+        def __init__(self, name):
+            super().__init__()
+            self.name = name
+
+        def forward(self, x):
+            return x
+
+
+    net = Net(WIDTH, args.hidden, dropout=args.dropout)
+    named = Named(sys.argv[1])
+    x, extra = torch.randn(2, WIDTH, requires_grad=True), [torch.randn(2, 3), torch.randn(3)]
+    out = net(x, extra)
+    named(torch.randn(3, WIDTH))
+"""
+
+
+def _context():
+    context = arguments.file_context("model.py", textwrap.dedent(SOURCE))
+    assert context is not None
+    return context
+
+
+def test_constructor_arguments_are_the_values_the_file_proves():
+    """A module constant, argparse defaults, arithmetic inside `__init__` and a torch
+    layer passed as an argument; an argument the file cannot prove builds nothing."""
+    found = arguments.constructors(_context())
+    assert found["Net"] == [{"args": ["4", "6"], "kwargs": {"dropout": "0.25"}}]
+    assert found["Gate"] == [{"args": ["12", "torch.nn.ReLU(inplace=True)"], "kwargs": {}}]
+    assert "Named" not in found
+
+
+def test_inputs_are_tensors_shaped_like_the_arguments_of_module_level_calls():
+    """A leaf that requires grad stays one, a list of tensors stays a list."""
+    found = arguments.call_inputs(_context())
+    assert found["Net"] == [
+        ["torch.randn(2, 4, requires_grad=True)", "[torch.randn(2, 3), torch.randn(3)]"]
+    ]
+    assert found["Named"] == [["torch.randn(3, 4)"]]
+    assert "Gate" not in found  # called only inside Net.forward, on a tensor of no known shape
+
+
+def test_an_unparsable_file_has_no_facts():
+    assert arguments.file_context("broken.py", "def f(:\n") is None
