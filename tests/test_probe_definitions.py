@@ -88,6 +88,23 @@ FILES = {
             def forward(self, x):
                 return self.linear(x.cuda())
         """,
+    "extension.py": """
+        import torch
+
+
+        @torch.library.register_fake("gradlint_unbuilt::nms")
+        def nms_fake(boxes, scores, threshold):
+            return boxes.new_empty(0, dtype=torch.long)
+
+
+        class Boxes(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = torch.nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.linear(x)
+        """,
     "raises.py": """
         import torch
 
@@ -434,6 +451,7 @@ def test_straight_through_estimators_are_no_gl901(run):
 
 def test_environment_failures_and_project_raises_are_no_gl901(run):
     assert _gl901(run, "cuda.py") == []
+    assert _gl901(run, "extension.py") == []  # its C++ library is not built: no operator
     assert _gl901(run, "raises.py") == []
     assert _gl901(run, "logs.py") == []  # `logger` is module-level code: not run
 

@@ -39,6 +39,8 @@ ENVIRONMENT_MARKERS = (
     "Could not run '",
     "Could not load library",
 )
+# registering a fake / meta kernel for an operator whose C++ library was not loaded
+_UNLOADED_OPERATOR = re.compile(r"\boperator [\w.]+::[\w.]+ does not exist")
 # torch tensor factories whose literal-argument calls an exec probe may rebuild as inputs.
 TENSOR_FACTORIES = frozenset(
     {"randn", "rand", "zeros", "ones", "empty", "full", "randint", "tensor", "arange", "eye"}
@@ -508,7 +510,11 @@ def environment_failure(error: dict) -> bool:
     a GPU, a built C++ extension), not that the code's gradients are wrong."""
     kinds = {error["type"], *error.get("bases", [])}
     message = error["message"]
-    return bool(kinds & ENVIRONMENT_ERRORS) or any(m in message for m in ENVIRONMENT_MARKERS)
+    return (
+        bool(kinds & ENVIRONMENT_ERRORS)
+        or any(m in message for m in ENVIRONMENT_MARKERS)
+        or _UNLOADED_OPERATOR.search(message) is not None
+    )
 
 
 def torch_error(error: dict) -> bool:
