@@ -435,6 +435,13 @@ def edit_log(torch, path: str, origins: ModuleOrigins):
     return EditLog()
 
 
+def warm_up(torch) -> None:
+    """Run once in the worker, before any fork: the first in-place write under a dispatch
+    mode initialises torch's Python dispatch (seconds), which each fork would redo."""
+    with edit_log(torch, "", ModuleOrigins(torch, "")):
+        torch.ones(1).add_(1)
+
+
 class _InputWatch:
     """Forward hooks on the file's own modules inside `instance`: the classes whose
     `forward` changed a tensor it was given (its `_version` moved: an in-place edit)."""

@@ -274,7 +274,9 @@ def serve(request_fd: int, response_fd: int, memory_limit: int) -> None:
         import torch
 
         torch.set_num_threads(1)  # no thread pool to break in the forks
-        import gradlint.probe.exec_probe  # noqa: F401 - gradlint's own, imported once
+        from gradlint.probe import exec_probe  # gradlint's own, imported once
+
+        exec_probe.warm_up(torch)
     except BaseException as error:  # noqa: BLE001 - reported to the parent
         respond({"error": f"cannot import torch: {error!r}"})
         os._exit(1)
