@@ -1,0 +1,193 @@
+"""How soon `gradlint server` publishes a file's first diagnostics, by wall clock and by
+the server's own CPU time (the figure to trust on a busy machine).
+
+    python benchmarks/server_latency.py                    # a 300-line file, 5 fresh servers
+    python benchmarks/server_latency.py model.py --runs 10 # any files
+
+Each run starts a fresh server, answers `initialize`, then opens the file and waits for
+its `publishDiagnostics`: the first diagnostics after initialize, as an editor sees them.
+CPU time is the server process's user + system time (`/proc/<pid>/stat`, all threads)
+spent between the `didOpen` and the diagnostics. The JSON-RPC client here is the one
+tests/test_server.py drives the server with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from gradlint.cache import NO_CACHE_ENV
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def three_hundred_lines() -> str:
+    """A 300-line module: 58 small functions and one GL401 finding at its end."""
+    body = "".join(
+        f"def f{i}(x):\n    y = torch.randn(3, 4)\n    return x + y.sum()\n\n\n" for i in range(58)
+    )
+    return "import torch\n\n\n" + body + "z = torch.randn(3, 4).t().view(-1)\n"
+
+
+class Client:
+    """Just enough of an LSP client: framed JSON-RPC, requests, notifications."""
+
+    def __init__(self, cwd: Path, env: dict[str, str] | None = None) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gradlint", "server"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env={**os.environ, **(env or {})},
+        )
+        self.inbox: queue.Queue = queue.Queue()
+        self.notifications: list[dict] = []
+        self.ids = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        while True:
+            length = None
+            while True:
+                header = stream.readline()
+                if not header:
+                    return
+                if header in (b"\r\n", b"\n"):
+                    break
+                name, _, value = header.decode().partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            self.inbox.put(json.loads(stream.read(length)))
+
+    def send(self, message: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def notify(self, method: str, params: dict) -> None:
+        self.send({"method": method, "params": params})
+
+    def request(self, method: str, params: dict, timeout: float = 30):
+        self.ids += 1
+        self.send({"id": self.ids, "method": method, "params": params})
+        message = self._wait(lambda m: m.get("id") == self.ids and "method" not in m, timeout)
+        assert "error" not in message, message
+        return message["result"]
+
+    def initialize(self, root: Path) -> dict:
+        result = self.request(
+            "initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+        )
+        self.notify("initialized", {})
+        return result
+
+    def open(self, path: Path, text: str) -> str:
+        path.write_text(text, encoding="utf-8")
+        uri = path.as_uri()
+        self.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
+        )
+        return uri
+
+    def diagnostics(self, uri: str, version: int | None = None, timeout: float = 30) -> list:
+        message = self._wait(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == uri
+                and (version is None or m["params"].get("version") == version)
+            ),
+            timeout,
+        )
+        return message["params"]["diagnostics"]
+
+    def cpu_seconds(self) -> float:
+        """The server's user + system CPU time so far, all its threads."""
+        with open(f"/proc/{self.process.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICK
+
+    def _wait(self, wanted, timeout: float) -> dict:
+        for i, message in enumerate(self.notifications):
+            if wanted(message):
+                return self.notifications.pop(i)
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.inbox.get(timeout=max(deadline - time.monotonic(), 0.01))
+            if wanted(message):
+                return message
+            if "method" in message and "id" in message:  # a request from the server
+                self.send({"id": message["id"], "result": None})
+            else:
+                self.notifications.append(message)
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", {}, timeout=10)
+            self.notify("exit", {})
+            self.process.wait(timeout=10)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+            self.process.stdout.close()
+            self.process.stdin.close()
+            self.process.stderr.close()
+
+
+def first_diagnostics(directory: Path, name: str, text: str) -> dict:
+    """One fresh server, its result cache off: seconds to answer initialize, then wall
+    and CPU seconds from didOpen to the file's diagnostics, and the codes found."""
+    start = time.monotonic()
+    client = Client(directory, {NO_CACHE_ENV: "1"})
+    try:
+        client.initialize(directory)
+        ready = time.monotonic() - start
+        cpu = client.cpu_seconds()
+        opened = time.monotonic()
+        found = client.diagnostics(client.open(directory / name, text))
+        wall = time.monotonic() - opened
+        return {
+            "initialize": ready,
+            "wall": wall,
+            "cpu": client.cpu_seconds() - cpu,
+            "codes": [d["code"] for d in found],
+        }
+    finally:
+        client.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args(argv)
+    sources = {path.name: path.read_text(encoding="utf-8") for path in args.files}
+    sources = sources or {"three_hundred_lines.py": three_hundred_lines()}
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    for name, text in sources.items():
+        with tempfile.TemporaryDirectory() as directory:
+            runs = [first_diagnostics(Path(directory), name, text) for _ in range(args.runs)]
+        lines = len(text.splitlines())
+        median = {k: statistics.median(r[k] for r in runs) for k in ("initialize", "wall", "cpu")}
+        print(
+            f"{name} ({lines} lines, {len(runs[0]['codes'])} findings): first diagnostics "
+            f"median {median['wall']:.3f} s wall, {median['cpu']:.3f} s CPU "
+            f"(max {max(r['cpu'] for r in runs):.3f} s CPU); "
+            f"initialize answered after {median['initialize']:.2f} s"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
