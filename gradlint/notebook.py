@@ -13,6 +13,7 @@ appear in the notebook; a finding's line then counts within its cell.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -88,6 +89,100 @@ def read_notebook(text: str) -> Notebook:
                 notebook.lines.append((number, in_cell))
     notebook.script = "".join(line + "\n" for line in script)
     return notebook
+
+
+def file_lines(text: str) -> dict[int, list[int]]:
+    """Where each line of each cell's source stands in the notebook's own JSON text: cell
+    number -> the 1-based line of the .ipynb file on which each of its lines starts (a
+    source written as one string puts them all on one line). Empty when `text` is not a
+    notebook's JSON. What an annotation on the file itself (GitHub's) must point at."""
+    breaks = [match.end() for match in re.finditer("\n", text)]
+    found: dict[int, list[int]] = {}
+
+    def line_of(offset: int) -> int:
+        return bisect.bisect_right(breaks, offset) + 1
+
+    def source(number: int, start: int) -> int:
+        parts: list[tuple[int, str]] = []  # (JSON offset, text) of each string of the source
+
+        def part(_: int, at: int) -> int:
+            value, end = _VALUE(text, at)
+            if isinstance(value, str) and value:
+                parts.append((at, value))
+            return end
+
+        end = _array(text, start, part) if text[start] == "[" else part(0, start)
+        joined, begins = "", []  # the source, and where each part begins in it
+        for _, value in parts:
+            begins.append(len(joined))
+            joined += value
+        lines, offset = [], 0
+        for line in joined.splitlines(keepends=True):
+            lines.append(line_of(parts[bisect.bisect_right(begins, offset) - 1][0]))
+            offset += len(line)
+        found[number] = lines
+        return end
+
+    def cell(index: int, start: int) -> int:
+        if text[start] != "{":
+            return _VALUE(text, start)[1]
+        return _object(
+            text, start, lambda key, at: (source if key == "source" else _skip)(index + 1, at)
+        )
+
+    def _skip(_: int, at: int) -> int:
+        return _VALUE(text, at)[1]
+
+    try:
+        _object(
+            text,
+            _ws(text, 0),
+            lambda key, at: _array(text, at, cell) if key == "cells" else _skip(0, at),
+        )
+    except (IndexError, ValueError, TypeError):  # not a notebook's JSON (not reported here)
+        return {}
+    return found
+
+
+_VALUE = json.JSONDecoder().scan_once  # (value, end) of the JSON value at an offset
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _ws(text: str, at: int) -> int:
+    return _SPACE.match(text, at).end()
+
+
+def _object(text: str, at: int, member) -> int:
+    """Walk the JSON object at `at`: `member(key, value offset)` returns the value's end;
+    the object's end is returned."""
+    if text[at] != "{":
+        return _VALUE(text, at)[1]
+    at = _ws(text, at + 1)
+    if text[at] == "}":
+        return at + 1
+    while True:
+        key, at = json.decoder.scanstring(text, at + 1)
+        at = _ws(text, _ws(text, at) + 1)  # past the colon
+        at = _ws(text, member(key, at))
+        if text[at] == "}":
+            return at + 1
+        at = _ws(text, at + 1)  # past the comma
+
+
+def _array(text: str, at: int, item) -> int:
+    """Walk the JSON array at `at`: `item(index, value offset)` returns the value's end."""
+    if text[at] != "[":
+        return _VALUE(text, at)[1]
+    at = _ws(text, at + 1)
+    if text[at] == "]":
+        return at + 1
+    index = 0
+    while True:
+        at = _ws(text, item(index, at))
+        index += 1
+        if text[at] == "]":
+            return at + 1
+        at = _ws(text, at + 1)
 
 
 def _is_python(metadata) -> bool:

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from gradlint.cli import main
-from gradlint.notebook import NotebookError, read_notebook
+from gradlint.notebook import NotebookError, file_lines, read_notebook
 
 SETUP = "import torch\nimport torch.nn as nn\n\nlayer = nn.Linear(3, 3)\n"
 MAGICS = "%matplotlib inline\n!pip install tqdm\nfiles = !ls\nlayer?\n"
@@ -115,9 +115,44 @@ def test_cell_positions_in_json_sarif_github_and_full(exp, capsys):
     [result] = sarif["runs"][0]["results"]
     assert result["properties"]["cell"] == 3
     assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 6
-    assert "title=GL101 (cell 3)" in run(capsys, "--format", "github", "exp.ipynb")[1]
     full = run(capsys, "--format", "full", "exp.ipynb")[1].splitlines()
     assert full[2:4] == ["6 |     p += 1", "  |     ^~~~~~"]
+
+
+def test_github_annotations_stand_on_the_notebook_files_own_lines(exp, capsys):
+    """GitHub shows an .ipynb file's JSON: the annotation must name the line of that text
+    holding the cell's code (no columns: they count within the JSON string)."""
+    json_lines = exp.read_text().splitlines()
+    [command] = run(capsys, "--format", "github", "exp.ipynb")[1].splitlines()
+    properties = dict(p.split("=", 1) for p in command.split("::")[1].split(" ", 1)[1].split(","))
+    assert properties.keys() == {"file", "line", "endLine", "title"}
+    assert json_lines[int(properties["line"]) - 1] == '    "    p += 1\\n"'
+    assert properties["endLine"] == properties["line"]
+    assert properties["title"] == "GL101 (cell 3%3A6%3A5)"  # GL101 (cell 3:6:5), escaped
+    # A source written as one string: every line of the cell is on that string's line.
+    data = json.loads(exp.read_text())
+    data["cells"][2]["source"] = "".join(data["cells"][2]["source"])
+    exp.write_text(json.dumps(data))  # no indent: the whole notebook is line 1
+    [command] = run(capsys, "--format", "github", "exp.ipynb")[1].splitlines()
+    assert ",line=1,endLine=1,title=GL101 (cell 3%3A6%3A5)::" in command
+
+
+def test_notebook_file_lines_follow_list_and_string_sources():
+    text = json.dumps(
+        {
+            "cells": [
+                {"cell_type": "markdown", "source": ["# x\n"]},
+                {"cell_type": "code", "source": ["a = 1\n", "", "b = [\n", "  2]"]},
+                {"cell_type": "code", "outputs": [{"text": ["c\n"]}], "source": "c = 1\nd = 2\n"},
+            ],
+        },
+        indent=1,
+    )
+    lines = text.splitlines()
+    found = file_lines(text)
+    assert [lines[n - 1].strip() for n in found[2]] == ['"a = 1\\n",', '"b = [\\n",', '"  2]"']
+    assert [lines[n - 1].strip() for n in found[3]] == ['"source": "c = 1\\nd = 2\\n"'] * 2
+    assert file_lines("{not json") == file_lines("[]") == {}
 
 
 def test_a_malformed_notebook_is_gl001(tmp_path, monkeypatch, capsys):

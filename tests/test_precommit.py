@@ -105,18 +105,26 @@ def tagged_copy(destination: Path, env: dict) -> None:
     git("tag", f"v{__version__}", cwd=destination, env=env)
 
 
-@pytest.mark.network
-def test_readme_snippet_on_a_repo_with_a_notebook_and_an_excluded_folder(tmp_path):
+@pytest.mark.parametrize(
+    "marker",
+    [pytest.param("pre-commit config", marks=pytest.mark.network), "pre-commit local"],
+)
+def test_readme_snippet_on_a_repo_with_a_notebook_and_an_excluded_folder(marker, tmp_path):
+    """README's snippets verbatim (the clone's path filled in), run by `pre-commit run`: the
+    hook from a clone at the tag `rev:` names, or the local hook using the installed
+    gradlint."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env |= {"PRE_COMMIT_HOME": str(tmp_path / "cache"), "PRE_COMMIT_COLOR": "never"}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
     hook_repo, repo = tmp_path / "gradlint", tmp_path / "repo"
     hook_repo.mkdir()
     repo.mkdir()
-    tagged_copy(hook_repo, env)
+    if marker == "pre-commit config":
+        tagged_copy(hook_repo, env)
     readme = (ROOT / "README.md").read_text()
-    snippet = readme.split("<!-- pre-commit config -->\n```yaml\n", 1)[1].split("```", 1)[0]
+    snippet = readme.split(f"<!-- {marker} -->\n```yaml\n", 1)[1].split("```", 1)[0]
     (repo / ".pre-commit-config.yaml").write_text(
-        snippet.replace("<gradlint's git URL>", hook_repo.as_uri())
+        snippet.replace("/path/to/gradlint", str(hook_repo))
     )
     (repo / "pyproject.toml").write_text(
         '[tool.gradlint]\nextend-exclude = ["legacy"]\nprobe = true\n'

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from packaging.requirements import Requirement
 
@@ -58,10 +59,21 @@ def test_pre_commit_snippet_names_this_versions_tag_and_the_hook():
     config = yaml.safe_load(block("pre-commit config", "yaml"))
     [repo] = config["repos"]
     assert repo["rev"] == f"v{__version__}"
+    assert repo["repo"] == "/path/to/gradlint"  # no invented URL: the path of a clone
     [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert [h["id"] for h in repo["hooks"]] == [hook["id"]]
     assert hook["types_or"] == ["python", "jupyter"]
     assert hook["entry"].split() == ["gradlint", "--force-exclude"]
+    [local] = yaml.safe_load(block("pre-commit local", "yaml"))["repos"]
+    [local_hook] = local["hooks"]
+    assert local["repo"] == "local" and local_hook["language"] == "system"
+    for key in ("id", "name", "entry", "types_or"):
+        assert local_hook[key] == hook[key], key
+
+
+def test_readme_names_no_invented_repository_url():
+    assert "<gradlint's git URL>" not in README
+    assert not re.search(r"https?://(www\.)?(github|gitlab)\.com/[^)\s]*gradlint", README)
 
 
 def test_quickstart_commands_run_on_a_project(tmp_path):
@@ -78,3 +90,17 @@ def test_quickstart_commands_run_on_a_project(tmp_path):
         assert done.returncode in (0, 1), (line, done.stderr)
         assert done.stdout, line
         assert "error" not in done.stderr, (line, done.stderr)
+
+
+def test_the_release_tag_holds_this_version_when_the_checkout_has_it():
+    """`rev: v<version>` names an annotated tag on a commit whose version is <version>."""
+    tag = f"v{__version__}"
+    git = ["git", "-C", str(ROOT)]
+    kind = subprocess.run([*git, "cat-file", "-t", tag], capture_output=True, text=True)
+    if kind.returncode != 0:
+        pytest.skip(f"no tag {tag} in this checkout (a source tree without git history)")
+    assert kind.stdout.strip() == "tag"  # annotated, as `git describe` and pre-commit want
+    tagged = subprocess.run(
+        [*git, "show", f"{tag}:gradlint/__init__.py"], capture_output=True, text=True, check=True
+    ).stdout
+    assert f'__version__ = "{__version__}"' in tagged

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gradlint.diagnostic import Diagnostic, Severity
+from gradlint.notebook import file_lines
 from gradlint.report.flake8 import probe_suffix
 
 
@@ -16,21 +17,30 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def format_command(diagnostic: Diagnostic) -> str:
+def format_command(diagnostic: Diagnostic, cells: dict[int, list[int]] | None = None) -> str:
+    """The annotation of one finding; in a notebook (`cells`: its `file_lines`) it stands
+    on the lines of the .ipynb file that hold the cell's code, as GitHub shows the file,
+    without columns (they count within the JSON string), its title naming the cell."""
     d = diagnostic
     command = "warning" if d.severity == Severity.WARNING else "error"
-    properties = {
-        "file": d.path,
-        "line": d.line,
-        "col": d.column,
-        "endLine": d.end_line,
-        "endColumn": d.end_column,
-        "title": d.code if d.cell is None else f"{d.code} (cell {d.cell})",
-    }
+    properties: dict[str, object] = {"file": d.path}
+    if d.cell is None:
+        properties |= {"line": d.line, "col": d.column, "endLine": d.end_line}
+        properties |= {"endColumn": d.end_column, "title": d.code}
+    else:
+        lines = (cells or {}).get(d.cell, [])
+        if 1 <= d.line <= len(lines):  # else an annotation on the whole file
+            properties["line"] = lines[d.line - 1]
+            properties["endLine"] = lines[min(d.end_line, len(lines)) - 1]
+        properties["title"] = f"{d.code} (cell {d.cell}:{d.line}:{d.column})"
     joined = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
     text = d.message + probe_suffix(d) + (f"\n\n{d.detail}" if d.detail else "")
     return f"::{command} {joined}::{escape_data(text)}"
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, str]) -> str:
-    return "".join(format_command(d) + "\n" for d in diagnostics)
+    notebooks = {
+        path: file_lines(sources.get(path, ""))
+        for path in {d.path for d in diagnostics if d.cell is not None}
+    }
+    return "".join(format_command(d, notebooks.get(d.path)) + "\n" for d in diagnostics)
