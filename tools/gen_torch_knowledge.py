@@ -512,20 +512,27 @@ def _edits_self(fn: Callable, args: list, kwargs: dict) -> bool:
 
 
 def _flag_edits(fn: Callable, samples: list[tuple[list, dict]]) -> bool:
-    """`inplace=True` with every other argument at its default edits the input
-    (alpha_dropout's also needs training=True); the op's samples when it needs more."""
+    """`inplace=True` with every other argument at its default edits the input; the op's
+    samples when it needs more. A `training` flag is set too: alpha_dropout's defaults to
+    False, and out of training the op returns its input untouched whatever `inplace` says."""
+    flags = _flags(fn)
     x = torch.randn(4, 4)
     try:
-        fn(x, inplace=True)
+        fn(x, **flags)
     except TypeError:  # required arguments: the samples give them
-        return any(_sample_flag_edits(fn, args, kwargs) for args, kwargs in samples)
+        return any(_sample_flag_edits(fn, args, kwargs, flags) for args, kwargs in samples)
     return x._version > 0
 
 
-def _sample_flag_edits(fn: Callable, args: list, kwargs: dict) -> bool:
+def _flags(fn: Callable) -> dict[str, bool]:
+    names = inspect.signature(fn).parameters
+    return {"inplace": True, **({"training": True} if "training" in names else {})}
+
+
+def _sample_flag_edits(fn: Callable, args: list, kwargs: dict, flags: dict) -> bool:
     target = _fresh(args[0], False)
     try:
-        fn(target, *args[1:], **{**kwargs, "inplace": True})
+        fn(target, *args[1:], **{**kwargs, **flags})
     except Exception:  # noqa: BLE001 - a sample refusing the flag
         return False
     return target._version > 0
