@@ -10,6 +10,8 @@ import subprocess
 import sys
 from importlib import resources
 
+import pytest
+
 from gradlint.analysis import knowledge
 
 
@@ -114,3 +116,52 @@ def test_linting_through_the_derived_tables_imports_no_torch():
         "assert 'torch' not in sys.modules, 'torch imported'"
     )
     subprocess.run([sys.executable, "-c", program], check=True)
+
+
+# A layer's `inplace` flag counts only where torch honours it: nn.AlphaDropout and
+# nn.FeatureAlphaDropout take the flag and ignore it (their forward never passes it on),
+# so a Sigmoid output they drop out stays intact; nn.Dropout's edit breaks backward.
+FLAGGED_LAYERS = {
+    "attribute": """
+import torch
+import torch.nn as nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.drop = nn.{layer}(0.1, inplace=True)
+
+    def forward(self, x):
+        return self.drop(torch.sigmoid(self.fc(x)))
+
+
+M()(torch.randn(3, 4)).sum().backward()
+""",
+    "sequential": """
+import torch
+import torch.nn as nn
+
+net = nn.Sequential(nn.Linear(4, 4), nn.Sigmoid(), nn.{layer}(0.2, True))
+net(torch.randn(3, 4)).sum().backward()
+""",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(FLAGGED_LAYERS))
+@pytest.mark.parametrize("layer", ["Dropout", "AlphaDropout", "FeatureAlphaDropout"])
+def test_a_layers_inplace_flag_counts_only_where_torch_edits(shape, layer):
+    from gradlint.engine import lint_source
+
+    torch = pytest.importorskip("torch")
+    source = FLAGGED_LAYERS[shape].format(layer=layer)
+    edits = layer == "Dropout"
+    assert (knowledge.layer(f"torch.nn.{layer}").inplace_arg is not None) == edits
+    assert [d.code for d in lint_source("m.py", source).diagnostics] == ["GL103"] * edits
+    try:
+        exec(source, {"torch": torch})
+    except RuntimeError as error:
+        assert edits and "modified by an inplace operation" in str(error)
+    else:
+        assert not edits

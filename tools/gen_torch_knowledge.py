@@ -789,6 +789,23 @@ def _layer_family(cls: type, module: torch.nn.Module, forward: list) -> str:
     return family
 
 
+def _layer_flag_edits(cls: type, args: tuple, kwargs: dict, forward: list) -> bool:
+    """Built with `inplace=True`, the layer writes into its input (AlphaDropout takes the
+    flag and ignores it)."""
+    index = _constructor_args(cls).index("inplace")
+    if len(args) > index:
+        args, kwargs = (*args[:index], True, *args[index + 1 :]), kwargs
+    else:
+        kwargs = {**kwargs, "inplace": True}
+    target = _fresh(forward[0], False)
+    try:
+        with torch.no_grad():
+            cls(*args, **kwargs)(target, *forward[1:])
+    except Exception:  # noqa: BLE001 - a sample refusing the flag
+        return False
+    return target._version > 0
+
+
 def derive_layers(names: set[str] | None = None) -> dict[str, Any]:
     layers: dict[str, Any] = {}
     for cls, args, kwargs, forward in _layer_samples():
@@ -813,7 +830,7 @@ def derive_layers(names: set[str] | None = None) -> dict[str, Any]:
             }
         except Exception:  # noqa: BLE001 - the sample does not fit this build
             continue
-        if "inplace" in ctor_names:
+        if "inplace" in ctor_names and _layer_flag_edits(cls, args, kwargs, forward):
             row["inplace_arg"] = [ctor_names.index("inplace"), "inplace"]
         if params_only:
             row["saves_input_for_params"] = True

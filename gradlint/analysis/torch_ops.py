@@ -3,7 +3,21 @@
 
 The tables of what autograd saves and of in-place functions are derived from the data
 `tools/gen_torch_knowledge.py` generates from torch itself (gradlint/analysis/knowledge.py),
-on first use; the others are hand-written.
+on first use; which methods edit in place, which functions and layers take an `inplace`
+flag, which ops return views, save tensors or keep the layout: the analysis asks that data
+directly. What stays hand-written here, and why torch is not asked for it:
+- sample arguments for witness programs (INPLACE_TENSOR_METHODS, _INPLACE_FUNCTION_SAMPLES,
+  CHECKPOINT_FUNCTIONS, ...): a witness is source text, and torch's op database gives
+  its samples as tensor objects (index tensors, masks) with no spelling;
+- Python-level roles that are not ops and that no op database describes: module
+  containers, parameter constructors, checkpoint functions, factories that make a fresh
+  leaf, methods whose result leaves the graph (`item`, `tolist`, `numpy`), metadata reads;
+- the shape engine's families (SHAPE_*): what the engine models per name. The generated
+  data has a shape family per op, but the engine's families are narrower (layout, dim
+  argument positions) and are each proven in torch by tests/test_shapes.py;
+- NN_NON_MODULE_CLASSES, DIFFERENTIABLE_*, NO_GRADIENT_OPS, ZERO_GRADIENT_OPS: torch
+  could be asked (issubclass; the generated `differentiable` facts) and these are not
+  derived yet: each entry is proven in torch by the tests, so a change stays visible.
 
 Sample strings are the argument lists (or constructor arguments) the test uses to run an
 entry; `x` stands for a float tensor of shape (4, 4).
@@ -75,8 +89,8 @@ INPLACE_TENSOR_METHODS: dict[str, str] = {
 }
 
 # Functions that always write into their first argument -> remaining sample arguments
-# (`INPLACE_FUNCTIONS`) and functions with an `inplace` flag -> its positional index
-# (`INPLACE_FLAG_FUNCTIONS`): derived from the generated data on first use.
+# (`INPLACE_FUNCTIONS`): derived from the generated data on first use. (Functions with an
+# `inplace` flag: `knowledge.op(name).inplace_arg`.)
 
 # In-place functions the generated witness calls do not fit -> sample arguments.
 _INPLACE_FUNCTION_SAMPLES = {
@@ -92,38 +106,6 @@ def _inplace_functions() -> dict[str, str]:
             found[f"{name}_"] = facts.call
     return found
 
-
-def _inplace_flag_functions() -> dict[str, int]:
-    found = {}
-    for name in knowledge.names("inplace_arg"):
-        facts = knowledge.op(name)
-        if facts is not None and facts.inplace_arg is not None and facts.name == name:
-            found[name] = facts.inplace_arg[0]
-    return found
-
-
-# torch.nn layers with an `inplace` constructor flag -> (its positional index, a sample
-# constructor call that sets it).
-INPLACE_FLAG_MODULES: dict[str, tuple[int, str]] = {
-    "torch.nn.ReLU": (0, "(inplace=True)"),
-    "torch.nn.ReLU6": (0, "(inplace=True)"),
-    "torch.nn.SELU": (0, "(inplace=True)"),
-    "torch.nn.SiLU": (0, "(inplace=True)"),
-    "torch.nn.Mish": (0, "(inplace=True)"),
-    "torch.nn.Hardswish": (0, "(inplace=True)"),
-    "torch.nn.Hardsigmoid": (0, "(inplace=True)"),
-    "torch.nn.LeakyReLU": (1, "(0.1, True)"),
-    "torch.nn.ELU": (1, "(inplace=True)"),
-    "torch.nn.CELU": (1, "(inplace=True)"),
-    "torch.nn.Dropout": (1, "(0.5, True)"),
-    "torch.nn.Dropout1d": (1, "(inplace=True)"),
-    "torch.nn.Dropout2d": (1, "(inplace=True)"),
-    "torch.nn.Hardtanh": (2, "(-1.0, 1.0, True)"),
-    "torch.nn.Threshold": (2, "(0.1, 0.0, True)"),
-}
-
-# Methods that end in `_` but change no tensor data autograd tracks.
-NOT_INPLACE_METHODS = frozenset({"requires_grad_", "retain_grad", "share_memory_"})
 
 # Ops whose backward reads their *output* (editing the result in place breaks backward)
 # and ops whose backward reads their *input* (saved when it requires grad), with the
@@ -164,7 +146,6 @@ def _methods(output: bool) -> dict[str, str]:
 
 _DERIVED = {
     "INPLACE_FUNCTIONS": _inplace_functions,
-    "INPLACE_FLAG_FUNCTIONS": _inplace_flag_functions,
     "SAVES_OUTPUT_FUNCTIONS": lambda: _functions(output=True),
     "SAVES_OUTPUT_METHODS": lambda: _methods(output=True),
     "SAVES_INPUT_FUNCTIONS": lambda: _functions(output=False),
@@ -181,53 +162,6 @@ def __getattr__(name: str) -> dict:
     table = globals()[name] = make()
     return table
 
-
-# Binary ops whose backward reads each operand (an operand is saved when the other one
-# requires grad); functions, tensor methods and operators.
-SAVES_OPERANDS_FUNCTIONS = frozenset(
-    {
-        "torch.mul",
-        "torch.div",
-        "torch.mm",
-        "torch.matmul",
-        "torch.bmm",
-        "torch.nn.functional.linear",
-    }
-)
-SAVES_OPERANDS_METHODS = frozenset({"mul", "div", "mm", "matmul", "bmm"})
-SAVES_OPERANDS_OPERATORS = frozenset({"*", "/", "@"})
-
-# torch.nn layers: parameter attribute names -> constructor sample and input sample.
-PARAMETER_LAYERS: dict[str, tuple[tuple[str, ...], str, str | None]] = {
-    "torch.nn.Linear": (("weight", "bias"), "(4, 4)", "(2, 4)"),
-    "torch.nn.Bilinear": (("weight", "bias"), "(4, 4, 4)", None),
-    "torch.nn.Conv1d": (("weight", "bias"), "(4, 4, 1)", "(1, 4, 4)"),
-    "torch.nn.Conv2d": (("weight", "bias"), "(4, 4, 1)", "(1, 4, 4, 4)"),
-    "torch.nn.Conv3d": (("weight", "bias"), "(4, 4, 1)", "(1, 4, 4, 4, 4)"),
-    "torch.nn.ConvTranspose1d": (("weight", "bias"), "(4, 4, 1)", "(1, 4, 4)"),
-    "torch.nn.ConvTranspose2d": (("weight", "bias"), "(4, 4, 1)", "(1, 4, 4, 4)"),
-    "torch.nn.BatchNorm1d": (("weight", "bias"), "(4,)", "(2, 4)"),
-    "torch.nn.BatchNorm2d": (("weight", "bias"), "(4,)", "(2, 4, 2, 2)"),
-    "torch.nn.LayerNorm": (("weight", "bias"), "(4,)", "(2, 4)"),
-    "torch.nn.GroupNorm": (("weight", "bias"), "(2, 4)", "(2, 4, 2)"),
-    "torch.nn.Embedding": (("weight",), "(4, 4)", None),
-    "torch.nn.PReLU": (("weight",), "()", None),
-}
-
-# Layers whose forward saves its input for backward (so editing that input later breaks
-# backward), as long as the layer's parameters require grad.
-SAVES_INPUT_LAYERS = frozenset(
-    name for name, (_, _, sample) in PARAMETER_LAYERS.items() if sample is not None
-)
-
-# Layers whose forward saves its output -> constructor sample.
-SAVES_OUTPUT_LAYERS: dict[str, str] = {
-    "torch.nn.Sigmoid": "()",
-    "torch.nn.Tanh": "()",
-    "torch.nn.ReLU": "()",
-    "torch.nn.Softmax": "(dim=1)",
-    "torch.nn.LogSoftmax": "(dim=1)",
-}
 
 # Factories that make a fresh leaf (which requires grad when passed `requires_grad=True`).
 TENSOR_FACTORIES = frozenset(
@@ -249,45 +183,6 @@ TENSOR_FACTORIES = frozenset(
         "torch.empty_like",
         "torch.full_like",
     }
-)
-
-# Tensor methods returning a view that shares storage (and version counter) with the base.
-VIEW_METHODS = frozenset(
-    {
-        "view",
-        "view_as",
-        "t",
-        "transpose",
-        "permute",
-        "unsqueeze",
-        "squeeze",
-        "expand",
-        "expand_as",
-        "narrow",
-        "select",
-        "unflatten",
-        "diagonal",
-        "detach",
-    }
-)
-
-# Ops whose result autograd saves nothing of, proven by editing it in place then calling
-# backward: `y = x * 2; y[y > 0] = 0` is legal. Expressions over `x` (requires grad).
-SAVES_NOTHING_SAMPLES: tuple[str, ...] = (
-    "x + 1",
-    "x - x",
-    "x * 2",
-    "x / 2",
-    "x.view(16)",
-    "x.reshape(2, 8)",
-    "x.clone()",
-    "-x",
-    "torch.cat([x, x])",
-    "x.sum(0)",
-    "torch.nn.functional.dropout(x, 0.5)",
-    "torch.nn.Linear(4, 4)(x)",
-    "torch.nn.Conv1d(4, 4, 1)(x.unsqueeze(0))",
-    "torch.nn.BatchNorm1d(4)(x)",
 )
 
 # ---------------------------------------------------------------------------------------

@@ -1325,7 +1325,7 @@ class Interpreter:
             self._edit(_Edit(call, first_node, form, first, proves_tensor=True), state, frame)
             return first
         facts = knowledge.op(qualified)
-        inplace_arg = _inplace_argument(facts, qualified)
+        inplace_arg = facts.inplace_arg if facts is not None else None
         if inplace_arg is not None and first_node is not None:
             position, keyword = inplace_arg
             flag = _argument(call, keyword, position)
@@ -1796,15 +1796,6 @@ def _argparse(parser: Obj, name: str, args):
         namespace = Obj("argparse.Namespace", attrs=dict(parser.attrs))
         return namespace if name == "parse_args" else Seq((namespace, None))
     return None
-
-
-def _inplace_argument(facts, qualified: str) -> tuple[int, str] | None:
-    """Where a functional takes its `inplace` flag. The generated data misses the flags of
-    the dropout family (their sample inputs never set it), so torch_ops' table adds them."""
-    if facts is not None and facts.inplace_arg is not None:
-        return facts.inplace_arg
-    position = ops.INPLACE_FLAG_FUNCTIONS.get(qualified)
-    return (position, "inplace") if position is not None else None
 
 
 def _inplace_flag(layer: Obj):
