@@ -845,12 +845,27 @@ def derive_layers(names: set[str] | None = None) -> dict[str, Any]:
 # -- the data file ---------------------------------------------------------------------
 
 
+def derive_nn_non_modules() -> list[str]:
+    """The capitalised names of `torch.nn` that are not nn.Module subclasses (Parameter,
+    Buffer, ...): every other `torch.nn.<Capitalised>` call builds a module."""
+    return sorted(
+        f"torch.nn.{name}"
+        for name in dir(torch.nn)
+        if name[:1].isupper()
+        and not (
+            isinstance(getattr(torch.nn, name), type)
+            and issubclass(getattr(torch.nn, name), torch.nn.Module)
+        )
+    )
+
+
 def generate() -> dict[str, Any]:
     torch.manual_seed(0)
     return {
         "torch_version": torch.__version__.split("+")[0],
         **derive_ops(),
         "layers": derive_layers(),
+        "nn_non_modules": derive_nn_non_modules(),
     }
 
 

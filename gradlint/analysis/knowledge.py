@@ -186,6 +186,11 @@ def layer(qualname: str) -> LayerFacts | None:
     )
 
 
+def nn_non_modules() -> frozenset[str]:
+    """The capitalised `torch.nn` names that are not modules (`torch.nn.Parameter`)."""
+    return frozenset(_data()["nn_non_modules"])
+
+
 def version() -> str:
     """The torch version the data came from."""
     return _data()["torch_version"]

@@ -15,9 +15,9 @@ directly. What stays hand-written here, and why torch is not asked for it:
 - the shape engine's families (SHAPE_*): what the engine models per name. The generated
   data has a shape family per op, but the engine's families are narrower (layout, dim
   argument positions) and are each proven in torch by tests/test_shapes.py;
-- NN_NON_MODULE_CLASSES, DIFFERENTIABLE_*, NO_GRADIENT_OPS, ZERO_GRADIENT_OPS: torch
-  could be asked (issubclass; the generated `differentiable` facts) and these are not
-  derived yet: each entry is proven in torch by the tests, so a change stays visible.
+- DIFFERENTIABLE_*, NO_GRADIENT_OPS, ZERO_GRADIENT_OPS: torch could be asked (the
+  generated `differentiable` facts, dtype of results) and these are not derived yet:
+  each entry is proven in torch by the tests, so a change stays visible.
 
 Sample strings are the argument lists (or constructor arguments) the test uses to run an
 entry; `x` stands for a float tensor of shape (4, 4).
@@ -150,10 +150,14 @@ _DERIVED = {
     "SAVES_OUTPUT_METHODS": lambda: _methods(output=True),
     "SAVES_INPUT_FUNCTIONS": lambda: _functions(output=False),
     "SAVES_INPUT_METHODS": lambda: _methods(output=False),
+    # The capitalised names of `torch.nn` that are not nn.Module subclasses; every other
+    # `torch.nn.<Capitalised>` constructor builds a module whose parameters register only
+    # when it is assigned to a module attribute or kept in a module container.
+    "NN_NON_MODULE_CLASSES": knowledge.nn_non_modules,
 }
 
 
-def __getattr__(name: str) -> dict:
+def __getattr__(name: str) -> dict | frozenset:
     """The tables derived from the generated data, built on first use (a run over files
     that never reach them does not read the data)."""
     make = _DERIVED.get(name)
@@ -224,19 +228,6 @@ REQUIRES_GRAD_KEYWORD_METHODS: dict[str, str] = {
     "new_full": "(3,), 1.0",
     "requires_grad_": "",
 }
-
-# The capitalised names of `torch.nn` that are not nn.Module subclasses; every other
-# `torch.nn.<Capitalised>` constructor builds a module whose parameters register only
-# when it is assigned to a module attribute or kept in a module container.
-NN_NON_MODULE_CLASSES = frozenset(
-    {
-        "torch.nn.Buffer",
-        "torch.nn.LinearCrossEntropyOptions",
-        "torch.nn.Parameter",
-        "torch.nn.UninitializedBuffer",
-        "torch.nn.UninitializedParameter",
-    }
-)
 
 # Constructors of a parameter (registered only when assigned to a module attribute).
 PARAMETER_CONSTRUCTORS = frozenset({"torch.nn.Parameter", "torch.nn.UninitializedParameter"})
