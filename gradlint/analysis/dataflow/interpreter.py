@@ -10,6 +10,8 @@ inside its callers, up to a bounded depth. Rules read the events it records.
 
 from __future__ import annotations
 
+import collections
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
@@ -51,7 +53,7 @@ from gradlint.analysis.dataflow.values import (
 from gradlint.analysis.names import ImportTable, dotted
 from gradlint.analysis.walk import visit
 
-MAX_DEPTH = 3  # calls interpreted inside their caller, below each analysed body
+MAX_DEPTH = 5  # calls interpreted inside their caller, below each analysed body
 MAX_STEPS = 60_000  # statements interpreted per file, inlined calls included
 
 _AUG_FORMS = {
@@ -224,6 +226,9 @@ class Interpreter:
         self.call_modes: dict[cst.FunctionDef, list[bool | None]] = {}
         self.class_objects: dict[ClassInfo, Obj] = {}
         self.stack: list[cst.FunctionDef] = []
+        # module-level names functions read: the live module scope while the module body
+        # runs; afterwards only names the module binds once
+        self.globals: dict[str, Value | None] = {}
 
     # -- entry --------------------------------------------------------------------------
 
@@ -231,8 +236,11 @@ class Interpreter:
         body = Body(None, None, None in self.differentiated, None)
         frame = Frame(body, None, 0)
         state = State({}, grad=True)
-        self._block(self.module.body, state, frame)
+        after = self._block(self.module.body, state, frame)
         self._finish(frame)
+        once = _bound_once(self.module)
+        final = (after or state).env
+        self.globals = {name: value for name, value in final.items() if name in once}
         for node, owner in self.functions.items():
             self._standalone(node, owner)
         self._drop_edits_of_functions_called_without_grad()
@@ -402,6 +410,8 @@ class Interpreter:
 
     def _statement(self, statement: cst.CSTNode, state: State, frame: Frame) -> State | None:
         frame.statement = statement
+        if frame.body.node is None:
+            self.globals = state.env
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 frame.statement = small
@@ -789,6 +799,8 @@ class Interpreter:
             value = state.env[name]
             self._note_read(name, value, state, frame)
             return value
+        if frame.body.node is not None and name in self.globals:
+            return self.globals[name]
         if name in self.top_level:
             return Function(self.top_level[name])
         info = self.index.by_name.get(name)
@@ -1204,6 +1216,8 @@ class Interpreter:
         self._block(node.body.body, inner, callee)
         self.stack.pop()
         self._finish(callee)
+        # a `.data` write in a helper happens, for the caller, at the call
+        frame.data_writes.extend((frame.order, at, name) for _, at, name in callee.data_writes)
         for storage, saver in inner.saved.items():
             state.saved.setdefault(storage, saver)
         self._watch_caller_reads(args, state, frame, self.facts.edits[before:])
@@ -1262,6 +1276,10 @@ class Interpreter:
                 env[name] = self.eval(param.default, State({}), Frame(_NO_BODY, None, MAX_DEPTH))
             else:
                 env[name] = None
+        star_arg = node.params.star_arg
+        if isinstance(star_arg, cst.Param):  # `*args` holds the positionals left over
+            rest = positional[len(params) :]
+            env[star_arg.name.value] = None if star else Seq(tuple(rest))
         for param in node.params.kwonly_params:
             name = param.name.value
             if name in keywords:
@@ -1657,8 +1675,8 @@ def _element(value, freezes: bool):
         return Tensor(new_storage(), Grad.LEAF, is_tensor=True, described="parameter")
     if isinstance(value, Seq) and value.any_length:
         return value.item(0)
-    if isinstance(value, Seq) and value.items and all(v == value.items[0] for v in value.items):
-        return value.items[0]
+    if isinstance(value, Seq) and value.items:
+        return functools.reduce(join, value.items)  # what every element is
     if isinstance(value, Obj) and "*" in value.attrs:
         return value.attrs["*"]
     if isinstance(value, Modules):
@@ -1890,6 +1908,58 @@ def _functions(module: cst.Module, index: ModuleIndex) -> dict[cst.FunctionDef, 
 
     visit(module.body, None)
     return found
+
+
+def _bound_once(module: cst.Module) -> set[str]:
+    """Names the module's own statements (outside functions and classes) bind once."""
+    counts: collections.Counter[str] = collections.Counter()
+
+    class Bindings(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            counts[node.name.value] += 1
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            counts[node.name.value] += 1
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            return None
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            _count_targets(node.target, counts)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            _count_targets(node.target, counts)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            _count_targets(node.target, counts)
+            counts[dotted(node.target) or ""] += 1  # rebinding: never "once"
+
+        def visit_For(self, node: cst.For) -> None:
+            _count_targets(node.target, counts, twice=True)
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            _count_targets(node.name, counts)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            _count_targets(node.target, counts)
+
+    module.visit(Bindings())
+    return {name for name, count in counts.items() if count == 1}
+
+
+def _count_targets(target, counts, twice: bool = False) -> None:
+    if isinstance(target, cst.Name):
+        counts[target.value] += 2 if twice else 1
+    elif isinstance(target, cst.Tuple | cst.List):
+        for element in target.elements:
+            _count_targets(element.value, counts, twice)
+    elif isinstance(target, cst.StarredElement):
+        _count_targets(target.value, counts, twice)
 
 
 def _blocks(statement) -> list:

@@ -191,7 +191,14 @@ def join(a: Value | None, b: Value | None) -> Value | None:
                 leaf_view=a.leaf_view and b.leaf_view,
                 dtype=dtype,
             )
-        return Tensor(new_storage(), grad, is_tensor=a.is_tensor and b.is_tensor, dtype=dtype)
+        described = a.described if a.described == b.described else ""
+        return Tensor(
+            new_storage(),
+            grad,
+            is_tensor=a.is_tensor and b.is_tensor,
+            dtype=dtype,
+            described=described,
+        )
     if isinstance(a, Obj) and isinstance(b, Obj) and a.kind == b.kind:
         return a
     return None
