@@ -117,7 +117,7 @@ class InplaceChecker(Checker):
         line = _retarget(edit.form, "a")
         program = (
             "import torch\nx = torch.randn(4, 4)\nw = torch.randn(4, 4, requires_grad=True)\n"
-            f"a, b = (w * 1).{op}(2)\n{line}\n"
+            f"a, *b = (w * 1).{op}({0 if op == 'unbind' else 2})\n{line}\n"
         )
         return "GL103", message, None, Witness(program, MULTI_VIEW_ERROR)
 
