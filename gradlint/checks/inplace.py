@@ -23,6 +23,7 @@ LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place op
 VIEW_LEAF_ERROR = "a view of a leaf Variable that requires grad is being used in an in-place"
 SAVED_ERROR = "one of the variables needed for gradient computation has been modified by an"
 MULTI_VIEW_ERROR = "is a view and is being modified inplace"
+FUNCTION_VIEW_ERROR = "This view was created inside a custom Function"
 OUT_ERROR = "add(): functions with out=... arguments don't support automatic differentiation"
 INPUT_MUTATED = "forward() overwrote its caller's tensor"
 DATA_MUTATED = "the gradient was computed from the mutated .data"
@@ -66,6 +67,8 @@ class InplaceChecker(Checker):
             return None
         if value.multi_view and value.grad is Grad.ON:
             return self._multi_view_finding(edit, written)
+        if value.function_view and value.grad is Grad.ON:
+            return self._function_view_finding(edit, written)
         saver = edit.saver if edit.body.differentiated else None
         caller_input = self._unseen_callers_input(edit)
         read_again = edit.caller_reads and not edit.guarded and _unexpected(edit)
@@ -105,6 +108,23 @@ class InplaceChecker(Checker):
         line = _retarget(edit.form, target)
         program = f"import torch\nx = torch.randn(4, 4)\n{setup}\n{line}\n"
         return "GL101", message, None, Witness(program, expect)
+
+    def _function_view_finding(self, edit: InplaceEdit, written: str):
+        function = edit.value.function_view
+        message = (
+            f"In-place edit of {written}, an input `{function}` returned as-is (or a view "
+            f'of it): torch raises "... {FUNCTION_VIEW_ERROR} (or because an input was '
+            'returned as-is)"; return `x.clone()` from the forward, or edit a copy'
+        )
+        line = _retarget(edit.form, "a")
+        program = (
+            "import torch\n\n\nclass AsIs(torch.autograd.Function):\n"
+            "    @staticmethod\n    def forward(ctx, x):\n        return x\n\n"
+            "    @staticmethod\n    def backward(ctx, grad):\n        return grad\n\n\n"
+            "w = torch.randn(4, 4, requires_grad=True)\n"
+            f"a = AsIs.apply(w * 1)\n{line}\n"
+        )
+        return "GL103", message, None, Witness(program, FUNCTION_VIEW_ERROR)
 
     def _multi_view_finding(self, edit: InplaceEdit, written: str):
         op = edit.value.multi_view

@@ -1248,15 +1248,24 @@ class Interpreter:
         positional, keywords = args
         inputs = None if _STAR in positional else len(positional)
         self.facts.applied.append(FunctionApplied(call, info, inputs))
+        returned = None
         if forward is not None:
             inner = State(dict(state.env), state.saved, False, state.guarded)
             context = Obj("ctx", attrs={"__saves__": Const(info.name)})
-            self._inline(call, forward, None, ([context, *positional], keywords), inner, frame)
+            call_args = ([context, *positional], keywords)
+            returned = self._inline(call, forward, None, call_args, inner, frame)
             self.call_modes[forward].pop()  # autograd runs it without grad: not a mode choice
         tensors = [v for v in positional if isinstance(v, Tensor)]
-        if state.grad and any(t.grad.requires_grad for t in tensors):
-            return Tensor(new_storage(), Grad.ON, is_tensor=True)
-        return None
+        if not (state.grad and any(t.grad.requires_grad for t in tensors)):
+            return None
+        as_is = [
+            t for t in tensors if isinstance(returned, Tensor) and t.storage == returned.storage
+        ]
+        if as_is and forward is not None and not self.dirty.get(forward):
+            # an input returned as-is (or a view of it) is a view autograd cannot rebase
+            view = as_is[0].as_view(Grad.ON)
+            return replace(view, function_view=f"{info.name}.apply")
+        return Tensor(new_storage(), Grad.ON, is_tensor=True)
 
     def _bind_call(self, node: cst.FunctionDef, owner, bound: Obj | None, args):
         positional, keywords = args if args is not None else ([], {})

@@ -47,6 +47,7 @@ class Tensor:
     leaf_view: bool = False  # a view of a leaf that requires grad (a non-leaf itself)
     no_grad_made: bool = False  # needs no grad because no_grad was on when it was computed
     multi_view: str | None = None  # one of several views chunk/split/unbind returned
+    function_view: str | None = None  # an input a custom autograd.Function returned as-is
     is_tensor: bool = False  # proven to be a tensor (not a Python number)
     buffer: bool = False  # allocated to be filled (`torch.zeros(...)`, `empty_like`, ...)
     contiguous: bool = False  # proven contiguous (so `reshape` of it returns a view)
