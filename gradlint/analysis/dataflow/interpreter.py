@@ -945,8 +945,12 @@ class Interpreter:
             grad = Grad.OFF
         elif requires and state.grad and (facts is None or facts.differentiable):
             grad = Grad.ON
-        elif tensors and len(tensors) == len(inputs) and all(t.grad is Grad.OFF for t in tensors):
-            grad = Grad.OFF
+        elif (
+            tensors
+            and all(t.grad is Grad.OFF for t in tensors)
+            and all(isinstance(v, Tensor | Const) for v in inputs)
+        ):
+            grad = Grad.OFF  # no-grad tensors and Python numbers
         else:
             grad = Grad.UNKNOWN
         if not tensors and facts is None:
@@ -1021,6 +1025,7 @@ class Interpreter:
             if isinstance(loss, Tensor):
                 written = self.module.code_for_node(loss_node)
                 self.facts.backward_calls.append(BackwardCall(call, written, loss))
+                self._free_graph(call, state, frame)
             if operand in frame.bound_at:
                 frame.backward_calls.append((frame.order, frame.bound_at[operand]))
         out = _argument(call, "out", None)
@@ -1031,6 +1036,7 @@ class Interpreter:
             if isinstance(loss, Tensor):
                 written = self.module.code_for_node(call.args[0].value)
                 self.facts.backward_calls.append(BackwardCall(call, written, loss))
+                self._free_graph(call, state, frame)
         if qualified is not None and qualified.startswith("torch."):
             result = self._torch_call(call, qualified, args, state, frame)
             return self._typed(call, qualified.rpartition(".")[2], args, result, state)
@@ -1122,6 +1128,13 @@ class Interpreter:
         if paired and isinstance(result, Tensor):
             return Seq((result, Tensor(new_storage(), Grad.OFF, is_tensor=True, dtype="int")))
         return result
+
+    def _free_graph(self, call: cst.Call, state: State, frame: Frame) -> None:
+        """A backward that does not retain its graph frees what the graph saved: edits
+        after it (the next iteration's update of a buffer) no longer matter."""
+        keep = _argument(call, "retain_graph", None) or _argument(call, "create_graph", None)
+        if keep is None or _truth(self.eval(keep, state, frame)) is False:
+            state.saved.clear()
 
     def _iteration(self, builtin: str, positional: list):
         """`enumerate(v)`, `zip(a, b)`, `list(v)`, ...: a sequence of what iterating yields."""
@@ -1218,8 +1231,8 @@ class Interpreter:
         self._finish(callee)
         # a `.data` write in a helper happens, for the caller, at the call
         frame.data_writes.extend((frame.order, at, name) for _, at, name in callee.data_writes)
-        for storage, saver in inner.saved.items():
-            state.saved.setdefault(storage, saver)
+        state.saved.clear()  # the callee's saved map continues the caller's
+        state.saved.update(inner.saved)
         self._watch_caller_reads(args, state, frame, self.facts.edits[before:])
         result = None
         for value in callee.returns:
@@ -1305,6 +1318,11 @@ class Interpreter:
                 key = str(sum(1 for k in obj.attrs if k.isdigit()))
             if isinstance(key, str):
                 obj.attrs[key] = module
+            return None
+        if name in ("register_buffer", "register_parameter") and len(args[0]) >= 2:
+            label = args[0][0]
+            if isinstance(label, Const) and isinstance(label.value, str):
+                obj.attrs[label.value] = args[0][1]
             return None
         if obj.kind == "argparse.ArgumentParser":
             return _argparse(obj, name, args)
@@ -1424,10 +1442,12 @@ class Interpreter:
             output = first.derived(self._result_grad(first, state), True)
         else:
             return None
+        sequence = facts.shape == "rnn" and not kind.endswith("Cell")
         if facts.saves_output and output.grad.requires_grad and state.grad:
-            self._mark_saved(
-                output, Saver(f"{kind}()", _saved_output_setup(f"{kind}()({{0}})", 1)), state
-            )
+            spelled = f"{kind}(4, 4)({{0}})[0]" if sequence else f"{kind}()({{0}})"
+            self._mark_saved(output, Saver(f"{kind}()", _saved_output_setup(spelled, 1)), state)
+        if sequence:
+            return Seq((output, None))  # (output, final state): the state left unknown
         return output
 
     def _sequential(self, call: cst.Call, layer: Obj, args, state: State, frame: Frame):
