@@ -218,7 +218,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="pool size")
     parser.add_argument("--torchfix", help="the torchfix executable (default: on PATH)")
     parser.add_argument(
-        "--baseline", type=Path, help="a gradlint checkout (its root) to time as well"
+        "--baseline",
+        type=Path,
+        action="append",
+        default=[],
+        help="a gradlint checkout (its root) to time as well (repeatable)",
     )
     parser.add_argument(
         "--files", type=int, help="lint only this many files per corpus, spread over it"
@@ -230,7 +234,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def bench_corpus(
-    name: str, files: list[Path], jobs: int, torchfix: str | None, baseline: Path | None
+    name: str, files: list[Path], jobs: int, torchfix: str | None, baselines: list[Path]
 ) -> None:
     lines = count_lines(files)
     print(f"\n{name}: {len(files)} files, {lines:,} lines")
@@ -239,7 +243,7 @@ def bench_corpus(
     print(floor)
     print(ours)
     print(f"  gradlint / libcst parse-only CPU: {ours.cpu_seconds / floor.cpu_seconds:.2f}x")
-    if baseline is not None:
+    for baseline in baselines:
         old = run_gradlint(files, lines, 1, baseline)
         print(old)
         print(

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from gradlint.analysis.walk import LAYOUT, walk_hooks
+from gradlint.analysis.walk import LAYOUT, plain_type_checks, walk_hooks
 from gradlint.catalogue import load_catalogue
 from gradlint.checks import Checker, load_checkers
 from gradlint.config import DEFAULT_MAX_DEPTH, Config
@@ -23,6 +23,8 @@ from gradlint.guard import (
     internal_error,
     nesting_depth,
 )
+
+plain_type_checks()  # isinstance on libcst nodes without ABCMeta's Python-level call
 
 # The prefilter: a file whose bytes never mention `torch` cannot reach any torch API
 # (every rule needs a name imported from torch), so it is not parsed at all.

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from gradlint.analysis.walk import LAYOUT, iter_nodes, visit, walk
+from gradlint.analysis.walk import LAYOUT, iter_nodes, plain_type_checks, visit, walk
 from gradlint.config import Config
 from gradlint.engine import _Dispatcher
 from gradlint.filecontext import FileContext
@@ -187,3 +187,30 @@ def test_visit_gives_a_visitor_the_calls_libcsts_traversal_gives():
         visit(module, fast)
         assert fast.events == expected.events, kind.__name__
         assert fast.events
+
+
+def test_libcst_node_classes_keep_their_isinstance_answers():
+    """engine.py gives libcst's node classes plain type checks: same answers, and a
+    registered virtual subclass brings ABCMeta's checks back."""
+    import abc
+
+    from gradlint import engine  # noqa: F401 - applies plain_type_checks
+
+    name, statement = cst.Name("x"), cst.Pass()
+    assert type(cst.Name) is not abc.ABCMeta
+    assert isinstance(name, cst.BaseExpression) and isinstance(name, cst.CSTNode)
+    assert not isinstance(name, cst.BaseSmallStatement) and isinstance(statement, cst.Pass)
+    assert issubclass(cst.Name, cst.BaseAssignTargetExpression)
+    assert not issubclass(cst.Pass, cst.BaseExpression)
+
+    class Virtual:
+        pass
+
+    try:
+        cst.BaseSmallStatement.register(Virtual)
+        assert type(cst.BaseSmallStatement) is abc.ABCMeta
+        assert isinstance(Virtual(), cst.BaseSmallStatement)
+    finally:
+        abc._reset_registry(cst.BaseSmallStatement)
+        plain_type_checks()
+    assert not isinstance(Virtual(), cst.BaseSmallStatement)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 
 import libcst as cst
 
@@ -269,3 +271,14 @@ def literal_bool(expr: cst.BaseExpression | None) -> bool | None:
     if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
         return expr.value == "True"
     return None
+
+
+def literal_value(expr: cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString):
+    """`expr.evaluated_value`, memoised by the literal's text: libcst compiles each
+    literal anew, and the same few (`0`, `1`, `-1`, `"cpu"`) recur all over a file."""
+    return _literal_eval(expr.value)
+
+
+@lru_cache(maxsize=4096)
+def _literal_eval(text: str):
+    return ast.literal_eval(text)

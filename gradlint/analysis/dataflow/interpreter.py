@@ -19,7 +19,14 @@ import libcst as cst
 
 from gradlint.analysis import knowledge
 from gradlint.analysis import torch_ops as ops
-from gradlint.analysis.context import ClassInfo, ClassKind, ModuleIndex, Scope, literal_bool
+from gradlint.analysis.context import (
+    ClassInfo,
+    ClassKind,
+    ModuleIndex,
+    Scope,
+    literal_bool,
+    literal_value,
+)
 from gradlint.analysis.dataflow import dtypes
 from gradlint.analysis.dataflow.events import (
     BackwardCall,
@@ -737,7 +744,7 @@ class Interpreter:
                 value = self.eval(element.value, state, frame)
                 key = element.key
                 if isinstance(key, cst.SimpleString):
-                    items.append((key.evaluated_value, value))
+                    items.append((literal_value(key), value))
             return Mapping(tuple(items))
         if isinstance(expr, cst.ListComp | cst.GeneratorExp):
             inner = state.copy()
@@ -767,11 +774,11 @@ class Interpreter:
                 return OPT_IN
             return None
         if isinstance(expr, cst.Integer | cst.Float):
-            return Const(expr.evaluated_value)
+            return Const(literal_value(expr))
         if isinstance(expr, cst.Ellipsis):
             return Const(Ellipsis)
         if isinstance(expr, cst.SimpleString):
-            return Const(expr.evaluated_value)
+            return Const(literal_value(expr))
         if isinstance(expr, cst.NamedExpr):
             value = self.eval(expr.value, state, frame)
             self._bind(expr.target, value, state, frame)

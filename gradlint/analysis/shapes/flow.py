@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import libcst as cst
 
 from gradlint.analysis import torch_ops
-from gradlint.analysis.context import ClassInfo, ModuleIndex
+from gradlint.analysis.context import ClassInfo, ModuleIndex, literal_value
 from gradlint.analysis.names import ImportTable, dotted
 from gradlint.analysis.shapes import model
 from gradlint.analysis.shapes.model import Dim, Prod, Shape, Sym
@@ -67,19 +67,19 @@ def as_dim(value: Value) -> Dim | None:
 
 def literal_int(expr: cst.BaseExpression) -> int | None:
     if isinstance(expr, cst.Integer):
-        return int(expr.evaluated_value)
+        return int(literal_value(expr))
     if (
         isinstance(expr, cst.UnaryOperation)
         and isinstance(expr.operator, cst.Minus)
         and isinstance(expr.expression, cst.Integer)
     ):
-        return -int(expr.expression.evaluated_value)
+        return -int(literal_value(expr.expression))
     return None
 
 
 def literal_str(expr: cst.BaseExpression | None) -> str | None:
     if isinstance(expr, cst.SimpleString):
-        value = expr.evaluated_value
+        value = literal_value(expr)
         return value if isinstance(value, str) else None
     return None
 
