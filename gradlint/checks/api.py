@@ -238,6 +238,8 @@ class CheckpointReentrantChecker(Checker):
         if self._version_gates:
             return  # the legacy branch of a torch-version check: old torch has no flag
         flag = _keyword(node, "use_reentrant")
+        if flag is not None and _literal_bool(flag.value) is True:
+            self._reentrant_without_grad(node, qualified)
         if flag is not None and not (
             isinstance(flag.value, cst.Name) and flag.value.value == "None"
         ):
@@ -251,6 +253,23 @@ class CheckpointReentrantChecker(Checker):
             "frozen embeddings under LoRA / PEFT, its output does not require grad and the "
             "parameters inside never get gradients; pass `use_reentrant=False`",
             fix=self._fix(node, flag),
+            witness=CHECKPOINT_WITNESS,
+        )
+
+    def _reentrant_without_grad(self, node: cst.Call, qualified: str) -> None:
+        """`use_reentrant=True` at a call the dataflow shows with no input requiring grad."""
+        calls = [c for c in self.file.dataflow.checkpoints if c.node is node]
+        if not any(c.inputs_need_no_grad for c in calls):
+            return
+        short = qualified.rsplit(".", 1)[-1]
+        self.report(
+            node,
+            "GL205",
+            f"`{short}(..., use_reentrant=True)` is given inputs that require no grad: "
+            "the reentrant variant then returns an output that does not require grad, so "
+            "the parameters inside the checkpointed block never get gradients; pass "
+            "`use_reentrant=False`",
+            fix=self._fix(node, _keyword(node, "use_reentrant")),
             witness=CHECKPOINT_WITNESS,
         )
 

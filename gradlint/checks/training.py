@@ -57,6 +57,7 @@ class Event:
     retains: bool = False  # backward: keeps the graph (retain_graph / create_graph)
     optimizer: str | None = None  # step / zero: the receiver
     with_closure: bool = False  # step(closure): the closure runs backward itself
+    statement: cst.CSTNode | None = None  # the statement line holding the call
 
 
 def _exclusive(a: tuple[Marker, ...], b: tuple[Marker, ...]) -> bool:
@@ -187,6 +188,7 @@ class _Replay:
     loops: list[_Loop] = field(default_factory=list)
     path: tuple[Marker, ...] = ()
     position: int = 0
+    line: cst.CSTNode | None = None  # the statement line being replayed
 
     # -- replay -----------------------------------------------------------------------
 
@@ -213,8 +215,10 @@ class _Replay:
 
     def statement(self, statement: cst.CSTNode, grad: bool) -> None:
         if isinstance(statement, cst.SimpleStatementLine):
+            self.line = statement
             for small in statement.body:
                 self.small(small, grad)
+            self.line = None
         elif isinstance(statement, cst.BaseSmallStatement):  # `if c: loss.backward()`
             self.small(statement, grad)
         elif isinstance(statement, cst.If):
@@ -399,6 +403,7 @@ class _Replay:
         self.add(Event("backward", call, self.tick(), self.path, closure, retains))
 
     def add(self, event: Event) -> None:
+        event.statement = self.line
         self.events.append(event)
 
     # -- GL305 ------------------------------------------------------------------
@@ -515,6 +520,7 @@ class _Replay:
                 self.stale_graph(event, flagged)
         for loop in self.loops:
             self.wiped_before_step(loop, flagged)
+        self.zeroed_before_step(flagged)
 
     def stale_graph(self, backward: Event, flagged: set[cst.CSTNode]) -> None:
         """A graph recorded through module m, then `opt.step()` on m, then its backward."""
@@ -583,6 +589,46 @@ class _Replay:
                 flagged.add(step.node)
                 self.report_wiped(step, backwards[0])
 
+    def zeroed_before_step(self, flagged: set[cst.CSTNode]) -> None:
+        """backward, then `zero_grad()` on the line right before `step()`: the step
+        applies the cleared gradients."""
+        for zero, step in zip(self.events, self.events[1:], strict=False):
+            if zero.kind != "zero" or step.kind != "step" or step.with_closure:
+                continue
+            owned = self.checker.facts.optimizers.get(step.optimizer or "", ())
+            if zero.optimizer != step.optimizer and zero.optimizer not in owned:
+                continue  # clearing other parameters (another optimizer or model)
+            if step.node in flagged or zero.statement is None or step.statement is None:
+                continue
+            before = fixes.statements_before(self.checker.file, step.statement)
+            if not before or before[-1] is not zero.statement:
+                continue
+            backward = next(
+                (
+                    e
+                    for e in self.events
+                    if e.kind == "backward"
+                    and e.position < zero.position
+                    and not _exclusive(e.path, zero.path)
+                ),
+                None,
+            )
+            if backward is not None:
+                flagged.add(step.node)
+                self.report_zeroed(zero, step, backward)
+
+    def report_zeroed(self, zero: Event, step: Event, backward: Event) -> None:
+        line = self.checker.file.position(backward.node).start.line
+        self.checker.report(
+            zero.node,
+            "GL504",
+            f"`{self.checker.file.code_for(zero.node)}` clears the gradients the backward on "
+            f"line {line} computed, right before `{step.optimizer}.step()`: the step finds no "
+            "gradient to apply and nothing trains; call `zero_grad()` after `step()` (or at the "
+            "start of the next iteration)",
+            witness=_ZEROED_WITNESS,
+        )
+
     def clears_for(self, zero: Event, optimizer: str) -> bool:
         """`zero_grad()` on this optimizer or on a model (not on another optimizer)."""
         receiver = zero.optimizer or ""
@@ -623,6 +669,18 @@ _ZERO_GRAD_WITNESS = Witness(
     "if torch.allclose(grads[1], 2 * grads[0]):\n"
     "    raise AssertionError('gradients accumulate across steps')\n",
     "gradients accumulate across steps",
+)
+_ZEROED_WITNESS = Witness(
+    "import torch\n"
+    "model = torch.nn.Linear(3, 1)\n"
+    "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "before = model.weight.detach().clone()\n"
+    "model(torch.randn(2, 3)).sum().backward()\n"
+    "opt.zero_grad()\n"
+    "opt.step()\n"
+    "if torch.equal(before, model.weight.detach()):\n"
+    "    raise AssertionError('parameters never change')\n",
+    "parameters never change",
 )
 _STALE_WITNESS = Witness(
     "import torch\n"

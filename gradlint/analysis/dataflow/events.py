@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from gradlint.analysis.context import ClassInfo
-from gradlint.analysis.dataflow.values import Obj, Tensor, Value
+from gradlint.analysis.dataflow.values import Grad, Obj, Tensor, Value
 
 
 @dataclass(frozen=True)
@@ -151,3 +151,18 @@ class ModuleCall:
     call: cst.Call
     arguments: tuple[list, dict]
     body: cst.FunctionDef | None
+
+
+@dataclass(eq=False)
+class CheckpointCall:
+    """`checkpoint(function, *inputs)` run with grad enabled, with its inputs' values."""
+
+    node: cst.Call
+    inputs: list[Value | None]
+
+    @property
+    def inputs_need_no_grad(self) -> bool:
+        """Every input proven a tensor that requires no grad."""
+        return bool(self.inputs) and all(
+            isinstance(v, Tensor) and v.grad is Grad.OFF for v in self.inputs
+        )

@@ -31,6 +31,7 @@ from gradlint.analysis.dataflow import dtypes
 from gradlint.analysis.dataflow.events import (
     BackwardCall,
     Body,
+    CheckpointCall,
     DataAssigned,
     DataWrite,
     FunctionApplied,
@@ -194,6 +195,7 @@ class FileFacts:
         self.applied: list[FunctionApplied] = []
         self.returns: list[Returned] = []
         self.grad_reads: list[GradRead] = []
+        self.checkpoints: list[CheckpointCall] = []
         # functions some call site reaches, and methods of classes built by other code of
         # the file: their arguments come from callers the file shows
         self.called: set[cst.FunctionDef] = set()
@@ -1364,6 +1366,9 @@ class Interpreter:
             return Tensor(new_storage(), Grad.OFF, is_tensor=True)
         if qualified == "torch.autograd.Variable":
             return _variable(call, first)
+        if qualified in ops.CHECKPOINT_FUNCTIONS and state.grad:
+            inputs = positional[2:] if qualified.endswith("_sequential") else positional[1:]
+            self.facts.checkpoints.append(CheckpointCall(call, inputs))
         if _is_optimizer_class(qualified):
             params = keywords.get("params", positional[0] if positional else None)
             self.facts.optimizers.append(OptimizerBuilt(call, qualified, params))
