@@ -15,7 +15,7 @@ from gradlint.analysis import torch_ops
 from gradlint.engine import lint_source
 
 CORPUS = Path(__file__).parent / "corpus" / "modules"
-OWN_CODES = {"GL204", "GL205", "GL206", "GL303", "GL304", "GL501", "GL502"}
+OWN_CODES = {"GL204", "GL205", "GL206", "GL303", "GL304", "GL501", "GL502", "GL505"}
 _EXPECT = re.compile(r"# expect: (GL\d{3}(?:, GL\d{3})*)")
 _LABEL = re.compile(r"^# torch: (ok|(\w+): (.+))$")
 

@@ -166,3 +166,13 @@ class CheckpointCall:
         return bool(self.inputs) and all(
             isinstance(v, Tensor) and v.grad is Grad.OFF for v in self.inputs
         )
+
+
+@dataclass(eq=False)
+class BuiltInForward:
+    """A torch layer or `nn.Parameter` constructed while a module's forward runs (in the
+    forward itself, or a function it calls: `function`)."""
+
+    node: cst.Call
+    function: cst.FunctionDef
+    value: Value | None

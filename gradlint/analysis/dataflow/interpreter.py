@@ -31,6 +31,7 @@ from gradlint.analysis.dataflow import dtypes
 from gradlint.analysis.dataflow.events import (
     BackwardCall,
     Body,
+    BuiltInForward,
     CheckpointCall,
     DataAssigned,
     DataWrite,
@@ -196,6 +197,7 @@ class FileFacts:
         self.returns: list[Returned] = []
         self.grad_reads: list[GradRead] = []
         self.checkpoints: list[CheckpointCall] = []
+        self.built_in_forward: list[BuiltInForward] = []
         # functions some call site reaches, and methods of classes built by other code of
         # the file: their arguments come from callers the file shows
         self.called: set[cst.FunctionDef] = set()
@@ -1361,7 +1363,10 @@ class Interpreter:
             if qualified == "torch.nn.Parameter":
                 flag = keywords.get("requires_grad", positional[1] if len(positional) > 1 else None)
                 flag = Const(True) if flag is None and "requires_grad" not in keywords else flag
-            return _factory(qualified, _truth(flag))
+            made = _factory(qualified, _truth(flag))
+            if qualified == "torch.nn.Parameter":
+                self._built(call, made, frame)
+            return made
         if qualified in _DATA_CONVERSIONS:
             return Tensor(new_storage(), Grad.OFF, is_tensor=True)
         if qualified == "torch.autograd.Variable":
@@ -1374,7 +1379,7 @@ class Interpreter:
             self.facts.optimizers.append(OptimizerBuilt(call, qualified, params))
             return Obj(qualified)
         if _is_layer_class(qualified):
-            return self.torch_layer(qualified, call, args)
+            return self._built(call, self.torch_layer(qualified, call, args), frame)
         if qualified.startswith("torch.nn.utils.") and positional:
             return positional[0] if isinstance(positional[0], Obj) else None  # weight_norm(m)
         if knowledge.inplace_function(qualified) and first_node is not None:
@@ -1404,6 +1409,14 @@ class Interpreter:
             return None
         spelled = f"{qualified}({', '.join(f'{{{i}}}' for i in range(len(positional)))})"
         return self._apply(facts, qualified, spelled, positional, state)
+
+    def _built(self, call: cst.Call, value, frame: Frame):
+        """A layer or Parameter made while a module's forward runs."""
+        forward, function = frame.body.standalone, frame.body.node
+        owner = self.functions.get(forward) if forward is not None else None
+        if owner is not None and owner.is_module and forward.name.value == "forward":
+            self.facts.built_in_forward.append(BuiltInForward(call, function, value))
+        return value
 
     def _result_grad(self, operand: Tensor, state: State) -> Grad:
         if state.grad is False:
