@@ -255,3 +255,121 @@ def test_items_collected_in_a_list_then_backpropagated():
         """
     )
     assert [(d.code, d.line) for d in found] == [("GL201", 9)]
+
+
+# -- GL202 at the backward: frozen models, grad mode switched off by a helper ------------
+
+
+def test_eval_mode_and_a_freeze_under_an_unknown_condition_are_quiet():
+    assert not codes(
+        """
+        import sys
+        import torch
+        import torch.nn as nn
+
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+        model.eval()
+        if len(sys.argv) > 1:
+            model.requires_grad_(False)
+        loss = model(torch.randn(2, 4)).sum()
+        loss.backward()
+        """
+    )
+
+
+def test_grad_mode_set_from_a_runtime_flag_by_a_helper_is_quiet():
+    assert not codes(
+        """
+        import torch
+        import torch.nn as nn
+
+        def set_mode(model, training):
+            model.train(training)
+            torch.set_grad_enabled(training)
+
+        model = nn.Linear(4, 1)
+        set_mode(model, model.training)
+        model(torch.randn(2, 4)).sum().backward()
+        """
+    )
+
+
+def test_grad_mode_switched_off_and_on_again_by_a_helper_is_quiet():
+    assert not codes(
+        """
+        import torch
+        import torch.nn as nn
+
+        def evaluate(model):
+            torch.set_grad_enabled(False)
+            score = model(torch.randn(2, 4)).mean().item()
+            torch.set_grad_enabled(True)
+            return score
+
+        model = nn.Linear(4, 1)
+        evaluate(model)
+        model(torch.randn(2, 4)).sum().backward()
+        """
+    )
+
+
+def test_a_frozen_model_fed_an_input_that_requires_grad_is_quiet():
+    assert not codes(
+        """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+        model.requires_grad_(False)
+        image = torch.randn(2, 4, requires_grad=True)
+        model(image).sum().backward()
+        """
+    )
+
+
+# -- GL103 at optimizer.step(): a live graph saved the parameters it updates ------------
+
+
+def test_backward_then_step_each_iteration_and_recomputed_gan_outputs_are_quiet():
+    assert not codes(
+        """
+        import torch
+        import torch.nn as nn
+
+        G, D = nn.Linear(2, 4), nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+        g_opt = torch.optim.Adam(G.parameters())
+        d_opt = torch.optim.Adam(D.parameters())
+        for _ in range(2):
+            fake = G(torch.randn(3, 2))
+            d_loss = D(fake.detach()).mean() - D(torch.randn(3, 4)).mean()
+            d_opt.zero_grad()
+            d_loss.backward()
+            d_opt.step()
+            g_loss = -D(fake).mean()
+            g_opt.zero_grad()
+            g_loss.backward()
+            g_opt.step()
+        """
+    )
+
+
+def test_step_between_retained_backwards_through_a_helper_is_gl103():
+    found = lint(
+        """
+        import torch
+        import torch.nn as nn
+
+        def both_losses(d, g, real):
+            fake = g(torch.randn(3, 2))
+            score = torch.sigmoid(d(fake))
+            return (score - d(real)).mean(), -score.log().mean()
+
+        g, d = nn.Linear(2, 4), nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+        d_opt = torch.optim.SGD(d.parameters(), lr=0.1)
+        d_loss, g_loss = both_losses(d, g, torch.randn(3, 4))
+        d_loss.backward(retain_graph=True)
+        d_opt.step()
+        g_loss.backward()
+        """
+    )
+    assert ("GL103", 14) in [(f.code, f.line) for f in found]

@@ -372,6 +372,26 @@ _WITNESS = {
     ),
 }
 
+_WITNESS["GL305"] = Witness(
+    "import torch\n"
+    "model = torch.nn.Linear(3, 1)\n"
+    "loss = model(torch.randn(2, 3)).tanh().sum()\n"
+    "loss.backward()\n"
+    "loss.backward()\n",
+    "Trying to backward through the graph a second time",
+)
+
+_WITNESS["GL103"] = Witness(
+    "import torch\n"
+    "model = torch.nn.Linear(3, 1)\n"
+    "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "loss = model(torch.randn(2, 3, requires_grad=True)).sum()\n"
+    "loss.backward(retain_graph=True)\n"
+    "opt.step()\n"
+    "loss.backward()\n",
+    "one of the variables needed for gradient computation has been modified by an",
+)
+
 _ADVICE = {
     "GL201": "keep the computation in torch tensors (use the tensor itself, not a Python "
     "number or a new tensor built from it); convert only for logging",
@@ -526,9 +546,10 @@ NO_GRAD_LOSS_ERROR = "element 0 of tensors does not require grad and does not ha
 
 
 class BackwardWithoutGraphChecker(Checker):
-    """GL202 at the backward itself: the tensor differentiated was computed while grad
-    mode was off (a `no_grad` block, a decorated helper), decided from the dataflow's
-    backward events."""
+    """GL202 at the backward itself: the tensor differentiated needs no grad because grad
+    mode was off when it was computed (a `no_grad` block, a decorated helper, a global
+    `torch.set_grad_enabled(False)` left on by a helper) or because every parameter it
+    came from was frozen, decided from the dataflow's backward events."""
 
     codes = ("GL202",)
 
@@ -536,19 +557,97 @@ class BackwardWithoutGraphChecker(Checker):
         reported: set[cst.CSTNode] = set()
         for call in self.file.dataflow.backward_calls:
             value = call.value
-            if value.grad is not Grad.OFF or not value.no_grad_made or call.node in reported:
+            if value is None or value.grad is not Grad.OFF or call.node in reported:
                 continue  # (a loss cut by .item() / .detach() is GL201 / GL202 at the cut)
+            if value.no_grad_made:
+                why = (
+                    "was computed with grad mode off (under `torch.no_grad()`, a helper "
+                    "decorated with it, or after `torch.set_grad_enabled(False)`)"
+                )
+                advice = "compute the loss with grad enabled from the trainable parameters"
+                witness = _NO_GRAD_WITNESS
+            elif value.frozen_made:
+                why = (
+                    "comes only from frozen parameters (`requires_grad = False` / "
+                    "`requires_grad_(False)` on every parameter of the model)"
+                )
+                advice = "freeze only the part meant to stay fixed (e.g. the backbone)"
+                witness = _FROZEN_WITNESS
+            else:
+                continue
             reported.add(call.node)
             self.report(
                 call.node,
                 "GL202",
-                f"`{call.written}` was computed with grad mode off (under `torch.no_grad()` "
-                "or a helper decorated with it): backward "
-                f'raises "{NO_GRAD_LOSS_ERROR}"; compute the loss with grad enabled from '
-                "the trainable parameters",
-                witness=Witness(
-                    "import torch\nw = torch.nn.Parameter(torch.ones(3))\n"
-                    "with torch.no_grad():\n    loss = (w * 2).sum()\nloss.backward()\n",
-                    NO_GRAD_LOSS_ERROR,
-                ),
+                f'`{call.written}` {why}: backward raises "{NO_GRAD_LOSS_ERROR}"; {advice}',
+                witness=witness,
             )
+
+
+_NO_GRAD_WITNESS = Witness(
+    "import torch\nw = torch.nn.Parameter(torch.ones(3))\n"
+    "with torch.no_grad():\n    loss = (w * 2).sum()\nloss.backward()\n",
+    NO_GRAD_LOSS_ERROR,
+)
+_FROZEN_WITNESS = Witness(
+    "import torch\nmodel = torch.nn.Linear(3, 1)\nmodel.requires_grad_(False)\n"
+    "model(torch.randn(2, 3)).sum().backward()\n",
+    NO_GRAD_LOSS_ERROR,
+)
+
+
+class BackwardTwiceChecker(Checker):
+    """GL305: a backward reaches a recorded op whose saved tensors an earlier backward
+    (without `retain_graph=True`) freed, decided from the dataflow's backward events."""
+
+    codes = ("GL305",)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        reported: set[cst.CSTNode] = set()
+        for call in self.file.dataflow.backward_calls:
+            if not call.freed or call.node in reported:
+                continue
+            reported.add(call.node)
+            first = min(call.freed, key=lambda freed: freed.node.time)
+            if first.by is call.node:
+                where = "on the previous iteration"
+            else:
+                where = f"on line {self.file.position(first.by).start.line}"
+            self.report(
+                call.node,
+                "GL305",
+                f"this backward goes through the graph of `{first.node.label}` a second time: "
+                f"the backward {where} already freed it (no `retain_graph=True`), so torch "
+                "raises 'Trying to backward through the graph a second time'; recompute the "
+                "forward, `.detach()` the value carried over (e.g. `fake.detach()`, "
+                "`hidden = hidden.detach()`), or sum the losses into one backward",
+                witness=_WITNESS["GL305"],
+            )
+
+
+class StepUnderLiveGraphChecker(Checker):
+    """GL103 at `optimizer.step()`: the step updates in place parameters that a graph
+    still alive saved (a retained graph, a hidden state carried over), and a later
+    backward goes through that graph, decided from the dataflow's backward events."""
+
+    codes = ("GL103",)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        reported: set[cst.CSTNode] = set()
+        for call in self.file.dataflow.backward_calls:
+            for step, saved_by in call.stale:
+                if step.node in reported:
+                    continue
+                reported.add(step.node)
+                line = self.file.position(call.node).start.line
+                self.report(
+                    step.node,
+                    "GL103",
+                    f"`{step.written}` updates in place parameters that `{saved_by.label}` saved "
+                    f"for backward, and the backward of `{call.written}` on line {line} still "
+                    f'goes through that graph: torch raises "{_WITNESS["GL103"].expect} inplace '
+                    'operation"; '
+                    "run every backward through the graph before the step, or recompute the "
+                    "forward (or `.detach()` the state carried over) after it",
+                    witness=_WITNESS["GL103"],
+                )

@@ -1,5 +1,5 @@
 """Training loops: gradients never cleared (GL503), a step that cannot use the backward
-meant for it (GL504), and a second backward through a freed graph (GL305).
+meant for it (GL504).
 
 Each function (and the module's top level) is replayed statement by statement. Every
 call of a module records a graph node (a `Record`); a value's closure is the set of
@@ -105,9 +105,9 @@ _GRADIENT_ATTRIBUTES = frozenset({"grad", "backward", "step", "zero_grad"})
 
 
 class TrainingLoopChecker(FactsCollector):
-    """GL305, GL503, GL504 over the replayed events of each function."""
+    """GL503, GL504 over the replayed events of each function."""
 
-    codes = ("GL305", "GL503", "GL504")
+    codes = ("GL503", "GL504")
 
     def leave_Module(self, node: cst.Module) -> None:
         for function, grad_enabled, _ in self.functions:
@@ -195,9 +195,8 @@ class _Replay:
     def run(self) -> None:
         statements = self.body.body if isinstance(self.body, cst.Module) else self.body.body.body
         self.block(statements, grad=True)
-        reported = self.check_backward_twice()
         self.check_missing_zero_grad()
-        self.check_step_before_backward(reported)
+        self.check_step_before_backward()
 
     def tick(self) -> int:
         self.position += 1
@@ -406,36 +405,6 @@ class _Replay:
         event.statement = self.line
         self.events.append(event)
 
-    # -- GL305 ------------------------------------------------------------------
-
-    def check_backward_twice(self) -> set[cst.CSTNode]:
-        reported: set[cst.CSTNode] = set()
-        backwards = [e for e in self.events if e.kind == "backward"]
-        for i, second in enumerate(backwards):
-            for first in backwards[:i]:
-                if first.retains or second.node in reported or _exclusive(first.path, second.path):
-                    continue
-                shared = first.closure & second.closure
-                if shared:
-                    reported.add(second.node)
-                    self.report_twice(first, second, self.records[min(shared)])
-        return reported
-
-    def report_twice(self, first: Event, second: Event, record: Record) -> None:
-        same_call = first.node is second.node
-        line = self.checker.file.position(first.node).start.line
-        where = "on the previous iteration" if same_call else f"on line {line}"
-        self.checker.report(
-            second.node,
-            "GL305",
-            f"this backward goes through the graph of `{record.module}(...)` a second time: "
-            f"the backward {where} already freed it (no `retain_graph=True`), so torch "
-            "raises 'Trying to backward through the graph a second time'; recompute the "
-            "forward, `.detach()` the value carried over (e.g. `fake.detach()`, "
-            "`hidden = hidden.detach()`), or sum the losses into one backward",
-            witness=_TWICE_WITNESS,
-        )
-
     # -- GL503 ------------------------------------------------------------------
 
     def direct_events(self, loop: _Loop, kind: str) -> list[Event]:
@@ -513,10 +482,10 @@ class _Replay:
 
     # -- GL504 ------------------------------------------------------------------
 
-    def check_step_before_backward(self, reported: set[cst.CSTNode]) -> None:
+    def check_step_before_backward(self) -> None:
         flagged: set[cst.CSTNode] = set()
         for event in self.events:
-            if event.kind == "backward" and event.node not in reported:
+            if event.kind == "backward":
                 self.stale_graph(event, flagged)
         for loop in self.loops:
             self.wiped_before_step(loop, flagged)
@@ -648,14 +617,6 @@ class _Replay:
         )
 
 
-_TWICE_WITNESS = Witness(
-    "import torch\n"
-    "model = torch.nn.Linear(3, 1)\n"
-    "loss = model(torch.randn(2, 3)).tanh().sum()\n"
-    "loss.backward()\n"
-    "loss.backward()\n",
-    "Trying to backward through the graph a second time",
-)
 _ZERO_GRAD_WITNESS = Witness(
     "import torch\n"
     "model = torch.nn.Linear(3, 1)\n"

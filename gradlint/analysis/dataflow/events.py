@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from gradlint.analysis.context import ClassInfo
+from gradlint.analysis.dataflow.graphs import Freed, GraphNode, Step
 from gradlint.analysis.dataflow.values import Grad, Obj, Tensor, Value
 
 
@@ -76,11 +77,16 @@ class RequiresGradChange:
 @dataclass(eq=False)
 class BackwardCall:
     """`loss.backward()`, `torch.autograd.backward(loss)` or `autograd.grad(loss, ...)`,
-    with what is proven of the tensor differentiated."""
+    with what is proven of the tensor differentiated (None: a list of losses) and of
+    its graph at that moment: the nodes an earlier backward already freed, and the
+    optimizer steps that edited what a live node of it saved (graphs.py)."""
 
     node: cst.CSTNode
     written: str
-    value: Tensor
+    value: Tensor | None
+    retains: bool | None = False  # retain_graph / create_graph (None: a run-time flag)
+    freed: tuple[Freed, ...] = ()
+    stale: tuple[tuple[Step, GraphNode], ...] = ()
 
 
 @dataclass(eq=False)

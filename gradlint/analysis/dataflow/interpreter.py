@@ -27,7 +27,7 @@ from gradlint.analysis.context import (
     literal_bool,
     literal_value,
 )
-from gradlint.analysis.dataflow import dtypes
+from gradlint.analysis.dataflow import dtypes, freezing, graphs, optimizers
 from gradlint.analysis.dataflow.events import (
     BackwardCall,
     Body,
@@ -52,6 +52,7 @@ from gradlint.analysis.dataflow.values import (
     Grad,
     Mapping,
     Obj,
+    Optimizer,
     Parameters,
     Seq,
     Tensor,
@@ -110,6 +111,10 @@ _INTEGER_CASTS = frozenset({"to", "type", "long", "int"})
 _CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})
 _DATA_CONVERSIONS = frozenset({"torch.from_numpy", "torch.as_tensor", "torch.frombuffer"})
 _BUFFER_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "tensor", "eye"})
+_DISTRIBUTION_METHODS = frozenset({"log_prob", "entropy", "rsample", "cdf", "icdf"})
+_GLOBAL_GRAD_SWITCHES = frozenset(
+    {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch._C._set_grad_enabled"}
+)
 _ITERATION_BUILTINS = frozenset(
     {"enumerate", "zip", "list", "tuple", "reversed", "sorted", "iter", "range"}
 )
@@ -125,6 +130,7 @@ class State:
     guarded: bool = False
     masks: frozenset[str] = frozenset()
     pending: list[Pending] = field(default_factory=list)
+    graphs: graphs.Graphs = graphs.Graphs()
 
     def copy(self) -> State:
         return State(
@@ -134,6 +140,7 @@ class State:
             self.guarded,
             self.masks,
             list(self.pending),
+            self.graphs,
         )
 
 
@@ -153,6 +160,7 @@ def join_states(states: list[State]) -> State | None:
         joined.guarded = joined.guarded or other.guarded
         joined.masks = joined.masks & other.masks
         joined.pending += [p for p in other.pending if all(p is not q for q in joined.pending)]
+        joined.graphs = joined.graphs.join(other.graphs)
     return joined
 
 
@@ -180,6 +188,8 @@ class Frame:
     data_writes: list[tuple[int, cst.CSTNode, str]] = field(default_factory=list)
     backward_calls: list[tuple[int, int]] = field(default_factory=list)
     statement: cst.CSTNode | None = None
+    exits: list[State] = field(default_factory=list)  # the states its returns leave
+    sets_grad: bool = False  # switches grad mode for its caller too (set_grad_enabled)
 
 
 class FileFacts:
@@ -240,6 +250,7 @@ class Interpreter:
         # module-level names functions read: the live module scope while the module body
         # runs; afterwards only names the module binds once
         self.globals: dict[str, Value | None] = {}
+        self.undecided = 0  # branches entered whose condition is unknown (both run)
 
     # -- entry --------------------------------------------------------------------------
 
@@ -455,6 +466,7 @@ class Interpreter:
         test = self.eval(statement.test, state, frame)
         truth = _truth(test)
         branches = []
+        self.undecided += truth is None
         if truth is not False:
             then = state.copy()
             then.guarded = state.guarded or test is OPT_IN
@@ -470,6 +482,7 @@ class Interpreter:
             elif orelse is not None:
                 other = self._block(orelse.body.body, other, frame)
             branches.append(other)
+        self.undecided -= truth is None
         return self._merge_into(state, branches)
 
     def _merge_into(self, state: State, branches: list[State | None]) -> State | None:
@@ -478,10 +491,13 @@ class Interpreter:
             return None
         state.env, state.saved, state.grad = joined.env, joined.saved, joined.grad
         state.masks, state.pending = joined.masks, joined.pending
+        state.graphs = joined.graphs
         return state
 
     def _loop(self, statement, state: State, frame: Frame, target, source) -> State | None:
         """The body twice: what one iteration saves or binds is seen by the next."""
+        if isinstance(statement, cst.For):
+            self._freezing_loop(statement, state, frame)
         entry = state.copy()
         current: State | None = state.copy()
         for _ in range(2):
@@ -495,6 +511,18 @@ class Interpreter:
         if statement.orelse is not None and current is not None:
             exits[1] = self._block(statement.orelse.body.body, current.copy(), frame)
         return self._merge_into(state, exits)
+
+    def _freezing_loop(self, loop: cst.For, state: State, frame: Frame) -> None:
+        """`for p in m.parameters(): p.requires_grad = False` freezes all of `m`."""
+        source = self._peek(loop.iter, state, frame)
+        if not isinstance(source, Parameters) or source.owner is None:
+            return
+        flag = freezing.loop_flag(loop, lambda expr: _truth(self._peek(expr, state, frame)))
+        if flag is False and not self.undecided:
+            freezing.freeze(source.owner)
+        elif flag is not None:
+            source.owner.frozen = True
+            freezing.thaw(source.owner, deep=True)
 
     def _with(self, statement: cst.With, state: State, frame: Frame) -> State | None:
         outer = state.grad
@@ -545,6 +573,8 @@ class Interpreter:
                 effect = self._grad_effect(small.value)
                 if effect is not _NO_EFFECT:
                     state.grad = effect
+                    qualified = self.imports.resolve(small.value.func)
+                    frame.sets_grad = frame.sets_grad or qualified in _GLOBAL_GRAD_SWITCHES
                     return state
             self.eval(small.value, state, frame)
         elif isinstance(small, cst.Assign):
@@ -557,6 +587,7 @@ class Interpreter:
         elif isinstance(small, cst.Return):
             value = self.eval(small.value, state, frame) if small.value is not None else None
             frame.returns.append(value)
+            frame.exits.append(state)
             node = frame.body.node
             if node is not None and frame.body.standalone is node:
                 self.facts.returns.append(Returned(small, node, value))
@@ -695,9 +726,11 @@ class Interpreter:
             else:
                 grad = Grad.UNKNOWN
             state.env[name] = replace(value, grad=grad, buffer=False, described="leaf tensor")
-        if flag is not True:
-            for owner in self._owners(expr, state, frame):
+        for owner in self._owners(expr, state, frame):
+            if flag is not True:
                 owner.frozen = True
+            if flag is not False:
+                freezing.thaw(owner, deep=False)
 
     def _owners(self, expr, state: State, frame: Frame) -> list[Obj]:
         """The module instances `expr` reads a parameter of (`model.fc.weight` -> fc)."""
@@ -878,7 +911,8 @@ class Interpreter:
         value = obj.attrs[attr]
         if isinstance(value, Tensor) and value.described == "parameter":
             # one storage per parameter: every read of `model.w` is the same tensor
-            return replace(obj.parameter(attr), grad=Grad.UNKNOWN if obj.frozen else value.grad)
+            grad = obj.parameter_grad() if obj.frozen else value.grad
+            return replace(obj.parameter(attr), grad=grad)
         return value
 
     def _subscript(self, expr: cst.Subscript, state: State, frame: Frame):
@@ -887,7 +921,9 @@ class Interpreter:
         if isinstance(base, Tensor):
             if all(_basic(index) for index in indices):
                 return base.as_view()
-            return Tensor(new_storage(), base.grad_of_result(), is_tensor=True)
+            grad = base.grad_of_result()
+            graph = base.graph if grad is Grad.ON else None
+            return Tensor(new_storage(), grad, is_tensor=True, graph=graph)
         index = indices[0] if len(indices) == 1 else None
         key = index.value if isinstance(index, Const) else None
         if isinstance(base, Seq):
@@ -946,12 +982,14 @@ class Interpreter:
         requires = {
             i for i, v in enumerate(inputs) if isinstance(v, Tensor) and v.grad.requires_grad
         }
+        storage, saved_storages = new_storage(), set()
         if facts is not None and state.grad and requires:
             for position in facts.saved(requires):
                 saved = inputs[position] if position < len(inputs) else None
                 if isinstance(saved, Tensor):
                     setup = _saved_input_setup(spelled, position, facts, inputs)
                     self._mark_saved(saved, Saver(label, setup), state)
+                    saved_storages.add(saved.storage)
         if state.grad is False:
             grad = Grad.OFF
         elif requires and state.grad and (facts is None or facts.differentiable):
@@ -970,10 +1008,17 @@ class Interpreter:
             (state.grad is False and bool(tensors)) or any(t.no_grad_made for t in tensors)
         )
         contiguous = facts is not None and bool(tensors) and all(t.contiguous for t in tensors)
-        result = Tensor(
-            new_storage(), grad, is_tensor=True, no_grad_made=made, contiguous=contiguous
-        )
         if facts is not None and state.grad and facts.output_saved(requires):
+            saved_storages.add(storage)
+        graph = None
+        if grad is Grad.ON:
+            graph = graphs.record(label, (t.graph for t in tensors), saved_storages)
+        result = Tensor(
+            storage, grad, is_tensor=True, no_grad_made=made, contiguous=contiguous, graph=graph
+        )
+        if grad is Grad.OFF and any(t.frozen_made for t in tensors):
+            result = replace(result, frozen_made=True)
+        if storage in saved_storages:
             setup = _saved_output_setup(spelled, len(inputs))
             self._mark_saved(result, Saver(label, setup), state)
         return result
@@ -1033,21 +1078,26 @@ class Interpreter:
             if not isinstance(receiver, Tensor) and call.args and not call.args[0].keyword:
                 operand = dotted(call.args[0].value)
                 loss, loss_node = args[0][0] if args[0] else None, call.args[0].value
-            if isinstance(loss, Tensor):
-                written = self.module.code_for_node(loss_node)
-                self.facts.backward_calls.append(BackwardCall(call, written, loss))
-                self._free_graph(call, state, frame)
+            if qualified is None:  # (torch.autograd.backward below)
+                limit = 1 if isinstance(receiver, Tensor) else 2
+                self._backward(call, loss, loss_node, graphs.keeps_graph(call, limit), state, frame)
             if operand in frame.bound_at:
                 frame.backward_calls.append((frame.order, frame.bound_at[operand]))
+        if isinstance(func, cst.Attribute) and func.attr.value == "step":
+            self._step(call, receiver, args, state)
+        if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad":
+            self._zero_grad(call, receiver, state)
         out = _argument(call, "out", None)
         if out is not None and qualified and qualified.startswith("torch."):
             self._edit(_Edit(call, out, "torch.add(x, 1.0, out=t)", out_arg=True), state, frame)
-        if qualified in ("torch.autograd.backward", "torch.autograd.grad") and args[0]:
-            loss = args[0][0]
-            if isinstance(loss, Tensor):
-                written = self.module.code_for_node(call.args[0].value)
-                self.facts.backward_calls.append(BackwardCall(call, written, loss))
-                self._free_graph(call, state, frame)
+        if qualified in ("torch.autograd.backward", "torch.autograd.grad"):
+            backward = qualified == "torch.autograd.backward"
+            keyword = "tensors" if backward else "outputs"
+            loss_node = _argument(call, keyword, 0)
+            keeps = graphs.keeps_graph(call, 2 if backward else 3)
+            loss = args[0][0] if args[0] else args[1].get(keyword)
+            if loss_node is not None:
+                self._backward(call, loss, loss_node, keeps, state, frame)
         if qualified is not None and qualified.startswith("torch."):
             result = self._torch_call(call, qualified, args, state, frame)
             return self._typed(call, qualified.rpartition(".")[2], args, result, state)
@@ -1147,6 +1197,45 @@ class Interpreter:
         if keep is None or _truth(self.eval(keep, state, frame)) is False:
             state.saved.clear()
 
+    def _backward(self, call: cst.Call, loss, loss_node, retains, state: State, frame: Frame):
+        """A backward through `loss` (a tensor or a list of them): what it meets of the
+        graphs' state, and the nodes it frees."""
+        tensors = [loss] if isinstance(loss, Tensor) else []
+        if isinstance(loss, Seq) and not loss.any_length:
+            tensors = [v for v in loss.items if isinstance(v, Tensor)]
+        roots = [t.graph for t in tensors if t.grad is Grad.ON]
+        freed, stale, state.graphs = state.graphs.traverse(call, roots, retains)
+        if not tensors:
+            return
+        written = self.module.code_for_node(loss_node)
+        value = loss if isinstance(loss, Tensor) else None
+        event = BackwardCall(call, written, value, retains, freed, stale)
+        self.facts.backward_calls.append(event)
+        self._free_graph(call, state, frame)
+
+    def _step(self, call: cst.Call, receiver, args, state: State) -> None:
+        """`optimizer.step()` or `scaler.step(optimizer)`: the parameters it updates are
+        edited in place."""
+        positional = args[0]
+        stepped = receiver if isinstance(receiver, Optimizer) else None
+        if stepped is None and positional and isinstance(positional[0], Optimizer):
+            stepped = positional[0]
+        if stepped is None or not stepped.storages:
+            return
+        written = self.module.code_for_node(call)
+        step = graphs.Step(call, written, stepped.storages, graphs.tick())
+        state.graphs = state.graphs.step(step)
+
+    def _zero_grad(self, call: cst.Call, receiver, state: State) -> None:
+        """`optimizer.zero_grad()` / `model.zero_grad()` sets the gradients to None (not
+        with `set_to_none=False`): a step before the next backward edits nothing."""
+        if literal_bool(_argument(call, "set_to_none", 0)) is False:
+            return
+        if isinstance(receiver, Optimizer) and receiver.storages:
+            state.graphs = state.graphs.zero_grad(receiver.storages)
+        elif isinstance(receiver, Obj):
+            state.graphs = state.graphs.zero_grad(optimizers.owned(receiver))
+
     def _iteration(self, builtin: str, positional: list):
         """`enumerate(v)`, `zip(a, b)`, `list(v)`, ...: a sequence of what iterating yields."""
         if builtin == "range":
@@ -1234,16 +1323,22 @@ class Interpreter:
             self.dirty.get(node, frozenset()),
         )
         callee = Frame(body, owner, frame.depth + 1)
-        inner = State(env, dict(state.saved), callee_grad, state.guarded)
+        inner = State(env, dict(state.saved), callee_grad, state.guarded, graphs=state.graphs)
         before = len(self.facts.edits)
         self.stack.append(node)
-        self._block(node.body.body, inner, callee)
+        end = self._block(node.body.body, inner, callee)
         self.stack.pop()
         self._finish(callee)
         # a `.data` write in a helper happens, for the caller, at the call
         frame.data_writes.extend((frame.order, at, name) for _, at, name in callee.data_writes)
         state.saved.clear()  # the callee's saved map continues the caller's
         state.saved.update(inner.saved)
+        exits = [*callee.exits, end] if end is not None else callee.exits
+        if exits:
+            state.graphs = functools.reduce(graphs.Graphs.join, (e.graphs for e in exits))
+        if exits and callee.sets_grad:  # `torch.set_grad_enabled(False)` outlives the call
+            modes = {e.grad for e in exits}
+            state.grad = modes.pop() if len(modes) == 1 else None
         self._watch_caller_reads(args, state, frame, self.facts.edits[before:])
         result = None
         for value in callee.returns:
@@ -1289,7 +1384,8 @@ class Interpreter:
             # an input returned as-is (or a view of it) is a view autograd cannot rebase
             view = as_is[0].as_view(Grad.ON)
             return replace(view, function_view=f"{info.name}.apply")
-        return Tensor(new_storage(), Grad.ON, is_tensor=True)
+        graph = graphs.record("", _histories(tensors), ())
+        return Tensor(new_storage(), Grad.ON, is_tensor=True, graph=graph)
 
     def _bind_call(self, node: cst.FunctionDef, owner, bound: Obj | None, args):
         positional, keywords = args if args is not None else ([], {})
@@ -1348,8 +1444,15 @@ class Interpreter:
         if name in ("modules", "children"):
             return Modules(obj)
         if name in _SAME_MODULE_METHODS:
-            if name == "requires_grad_" and args[0] and _truth(args[0][0]) is False:
-                obj.frozen = True
+            if name == "requires_grad_":
+                flag = _truth(args[0][0]) if args[0] else True
+                if flag is False and not self.undecided:
+                    freezing.freeze(obj)
+                elif flag is False:
+                    obj.frozen = True
+                else:
+                    obj.frozen = obj.frozen or flag is None
+                    freezing.thaw(obj, deep=True)
             return obj
         return None
 
@@ -1374,10 +1477,15 @@ class Interpreter:
         if qualified in ops.CHECKPOINT_FUNCTIONS and state.grad:
             inputs = positional[2:] if qualified.endswith("_sequential") else positional[1:]
             self.facts.checkpoints.append(CheckpointCall(call, inputs))
+        if (
+            qualified.startswith("torch.distributions.")
+            and qualified.rpartition(".")[2][:1].isupper()
+        ):
+            return _distribution([*positional, *keywords.values()], state)
         if _is_optimizer_class(qualified):
             params = keywords.get("params", positional[0] if positional else None)
             self.facts.optimizers.append(OptimizerBuilt(call, qualified, params))
-            return Obj(qualified)
+            return optimizers.optimizer(params)
         if _is_layer_class(qualified):
             return self._built(call, self.torch_layer(qualified, call, args), frame)
         if qualified.startswith("torch.nn.utils.") and positional:
@@ -1465,15 +1573,23 @@ class Interpreter:
             output = Tensor(new_storage(), Grad.ON, is_tensor=True, contiguous=contiguous)
         elif first is not None and not layer.parameters:
             output = first.derived(self._result_grad(first, state), True)
+        elif layer.grad_off and all(
+            isinstance(v, Tensor) and v.grad is Grad.OFF for v in positional
+        ):
+            return Tensor(new_storage(), Grad.OFF, is_tensor=True, frozen_made=True)
         else:
             return None
         sequence = facts.shape == "rnn" and not kind.endswith("Cell")
-        if facts.saves_output and output.grad.requires_grad and state.grad:
+        saves_output = facts.saves_output and output.grad.requires_grad and state.grad
+        if saves_output:
             spelled = f"{kind}(4, 4)({{0}})[0]" if sequence else f"{kind}()({{0}})"
             self._mark_saved(output, Saver(f"{kind}()", _saved_output_setup(spelled, 1)), state)
-        if sequence:
-            return Seq((output, None))  # (output, final state): the state left unknown
-        return output
+        if output.grad is Grad.ON:
+            saved = _layer_saved(layer, positional, learns, facts.saves_input and saves_input)
+            saved |= {output.storage} if saves_output else set()
+            label = f"{self.module.code_for_node(call.func)}(...)"
+            output = replace(output, graph=graphs.record(label, _histories(positional), saved))
+        return _recurrent_outputs(kind, output)
 
     def _sequential(self, call: cst.Call, layer: Obj, args, state: State, frame: Frame):
         """Each stage called on the previous one's output; edits are reported at the call."""
@@ -1532,18 +1648,34 @@ class Interpreter:
             receiver = state.env[name] = replace(receiver, is_tensor=True)
         if method == "detach":
             return replace(receiver.as_view(Grad.OFF), described="")
+        if method == "detach_":  # every name of the tensor leaves the graph
+            for bound, value in list(state.env.items()):
+                if isinstance(value, Tensor) and value.storage == receiver.storage:
+                    state.env[bound] = replace(value, grad=Grad.OFF, graph=None)
+            return state.env.get(name, receiver)
         if method in _SAME_TENSOR_METHODS:
             return receiver
         if method in ("size", "dim", "numel"):
             return AN_INT
         if method in _NO_GRAD_RESULTS:
             return None
+        if method in _DISTRIBUTION_METHODS:
+            return self._distribution_method(func, receiver, positional, state)
         facts = knowledge.method(method)
         if facts is None:
             return None
         inputs = [receiver, *positional]
         spelled = "{0}." + method + "(" + ", ".join(f"{{{i}}}" for i in range(1, len(inputs))) + ")"
         return self._apply(facts, f"Tensor.{method}", spelled, inputs, state)
+
+    def _distribution_method(self, func: cst.Attribute, receiver: Tensor, positional, state):
+        """`dist.log_prob(a)` on a `torch.distributions` object made from tensors: a
+        result computed (and saved for backward) from its parameters."""
+        if receiver.grad is not Grad.ON or not state.grad:
+            return None
+        label = f"{self.module.code_for_node(func)}(...)"
+        graph = graphs.record(label, _histories([receiver, *positional]), {new_storage()})
+        return Tensor(new_storage(), Grad.ON, is_tensor=True, graph=graph)
 
     # -- masks --------------------------------------------------------------------------
 
@@ -1619,11 +1751,11 @@ class Interpreter:
         if not isinstance(value, Tensor):
             return
         updated = _requiring(value, sources, state)
-        if updated.grad is value.grad:
+        if updated.grad is value.grad and updated.graph is value.graph:
             return
         for name, bound in list(state.env.items()):
             if isinstance(bound, Tensor) and bound.storage == value.storage:
-                state.env[name] = replace(bound, grad=updated.grad)
+                state.env[name] = replace(bound, grad=updated.grad, graph=updated.graph)
 
     def _peek(self, expr: cst.BaseExpression, state: State, frame: Frame):
         """The value of an edit's target, without recording it as read."""
@@ -1784,22 +1916,67 @@ def _factory(qualified: str, requires_grad: bool | None) -> Tensor:
     return Tensor(storage, Grad.OFF, is_tensor=True, buffer=buffer, contiguous=contiguous)
 
 
+def _recurrent_outputs(kind: str, output: Tensor):
+    """What a recurrent layer returns: `(output, h_n)`, `(output, (h_n, c_n))` for an
+    LSTM, `(h, c)` for an LSTMCell; every piece comes from the same recorded op."""
+
+    def piece() -> Tensor:
+        return replace(output, storage=new_storage())
+
+    if kind in ("torch.nn.RNN", "torch.nn.GRU"):
+        return Seq((output, piece()))
+    if kind == "torch.nn.LSTM":
+        return Seq((output, Seq((piece(), piece()))))
+    if kind == "torch.nn.LSTMCell":
+        return Seq((output, piece()))
+    return output
+
+
+def _layer_saved(layer: Obj, inputs: list, learns: bool, saves_input: bool) -> set[int]:
+    """What a layer call saves: a learning layer its input (for its weights' gradient),
+    and its weights when an input requires grad (for that input's gradient)."""
+    first = inputs[0] if inputs and isinstance(inputs[0], Tensor) else None
+    saved = set()
+    if learns or saves_input:
+        saved.add(first.storage if first is not None else new_storage())
+    if learns and any(isinstance(v, Tensor) and v.grad.requires_grad for v in inputs):
+        saved |= {layer.parameter(name).storage for name in layer.parameters}
+    return saved
+
+
 def _requiring(target, sources: list, state: State):
     """`target` after values from `sources` were written into it in place."""
+    if isinstance(target, Tensor) and target.grad is Grad.ON and state.grad:
+        graph = graphs.record("", [target.graph, *_histories(sources)], ())
+        return replace(target, graph=graph) if target.graph is not None else target
     if not isinstance(target, Tensor) or target.grad in (Grad.LEAF, Grad.ON):
         return target
     if any(isinstance(v, Tensor) and v.grad.requires_grad for v in sources) and state.grad:
-        return replace(target, grad=Grad.ON)
+        return replace(target, grad=Grad.ON, graph=graphs.record("", _histories(sources), ()))
     unknown = any(v is None or (isinstance(v, Tensor) and v.grad is Grad.UNKNOWN) for v in sources)
     if target.grad is Grad.OFF and (unknown or state.grad is None):
         return replace(target, grad=Grad.UNKNOWN)
     return target
 
 
+def _distribution(parameters: list, state: State) -> Tensor | None:
+    """`Normal(mu, sigma)`, `Categorical(logits=z)`: stands for its parameters' history
+    (its `log_prob`, `entropy`, `rsample` are computed from them)."""
+    tensors = [v for v in parameters if isinstance(v, Tensor)]
+    if not state.grad or not any(t.grad is Grad.ON for t in tensors):
+        return None
+    return Tensor(new_storage(), Grad.ON, graph=graphs.record("", _histories(tensors), ()))
+
+
+def _histories(values) -> list:
+    return [v.graph for v in values if isinstance(v, Tensor)]
+
+
 def _result_of(positional: list, state: State):
     tensors = [v for v in positional if isinstance(v, Tensor)]
     if any(t.grad.requires_grad for t in tensors) and state.grad:
-        return Tensor(new_storage(), Grad.ON, is_tensor=True)
+        graph = graphs.record("", _histories(tensors), ())
+        return Tensor(new_storage(), Grad.ON, is_tensor=True, graph=graph)
     if tensors and len(tensors) == len(positional) and all(t.grad is Grad.OFF for t in tensors):
         return Tensor(new_storage(), Grad.OFF, is_tensor=True)
     return None

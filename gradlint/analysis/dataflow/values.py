@@ -14,6 +14,7 @@ from enum import Enum
 import libcst as cst
 
 from gradlint.analysis.context import ClassInfo
+from gradlint.analysis.dataflow.graphs import GraphNode
 
 _storages = itertools.count(1)
 
@@ -46,6 +47,7 @@ class Tensor:
     view: bool = False  # a view of the storage's base, not the base itself
     leaf_view: bool = False  # a view of a leaf that requires grad (a non-leaf itself)
     no_grad_made: bool = False  # needs no grad because no_grad was on when it was computed
+    frozen_made: bool = False  # needs no grad because the parameters it came from are frozen
     multi_view: str | None = None  # one of several views chunk/split/unbind returned
     function_view: str | None = None  # an input a custom autograd.Function returned as-is
     is_tensor: bool = False  # proven to be a tensor (not a Python number)
@@ -55,14 +57,18 @@ class Tensor:
     forward_input: str | None = None  # the forward() argument it is
     input_of: cst.FunctionDef | None = field(default=None, repr=False)  # its forward()
     dtype: str | None = None  # "int", "bool" or "float" when proven (dtypes.py)
+    graph: GraphNode | None = field(default=None, repr=False)  # its history (graphs.py)
 
     def derived(self, grad: Grad | None = None, is_tensor: bool | None = None) -> Tensor:
         """A new tensor computed from this one."""
+        grad = self.grad_of_result() if grad is None else grad
         return Tensor(
             new_storage(),
-            self.grad_of_result() if grad is None else grad,
+            grad,
             is_tensor=self.is_tensor if is_tensor is None else is_tensor,
             contiguous=self.contiguous,  # elementwise results keep their input's layout
+            graph=self.graph if grad is Grad.ON else None,
+            frozen_made=self.frozen_made and grad is Grad.OFF,
         )
 
     def grad_of_result(self) -> Grad:
@@ -74,8 +80,15 @@ class Tensor:
         """A view of this tensor: a view of a leaf requiring grad has a grad_fn (a non-leaf)
         but an in-place edit of it is still an edit of the leaf."""
         if grad is not None:
+            graph = self.graph if grad is Grad.ON else None
             return replace(
-                self, view=True, buffer=False, grad=grad, leaf_view=False, contiguous=False
+                self,
+                view=True,
+                buffer=False,
+                grad=grad,
+                leaf_view=False,
+                contiguous=False,
+                graph=graph,
             )
         of_leaf = self.grad is Grad.LEAF or self.leaf_view
         grad = Grad.ON if of_leaf else self.grad
@@ -128,6 +141,7 @@ class Obj:
     arguments: tuple[list, dict] | None = field(default=None, repr=False)
     attrs: dict[str, Value | None] = field(default_factory=dict)
     frozen: bool = False  # something set requires_grad off on it or on its parameters
+    grad_off: bool = False  # every parameter of it proven frozen (freezing.py)
     inplace_at: cst.CSTNode | None = field(default=None, repr=False)  # `m.inplace = True`
     torch_layer: bool = False
     parameters: tuple[str, ...] = ()  # a torch layer's parameter attributes
@@ -141,10 +155,15 @@ class Obj:
         storage = self._parameter_storages.setdefault(name, new_storage())
         return Tensor(
             storage,
-            Grad.UNKNOWN if self.frozen else Grad.LEAF,
+            self.parameter_grad(),
             is_tensor=True,
             described="parameter",
         )
+
+    def parameter_grad(self) -> Grad:
+        if self.grad_off:
+            return Grad.OFF
+        return Grad.UNKNOWN if self.frozen else Grad.LEAF
 
 
 @dataclass(frozen=True)
@@ -153,6 +172,13 @@ class Parameters:
 
     owner: Obj | None
     named: bool = False
+
+
+@dataclass(frozen=True)
+class Optimizer:
+    """A `torch.optim` optimizer; `storages`: the parameters it updates, when known."""
+
+    storages: frozenset[int] | None
 
 
 @dataclass(frozen=True)
@@ -171,7 +197,7 @@ class ClassRef:
     info: ClassInfo
 
 
-Value = Tensor | Const | Seq | Mapping | Obj | Parameters | Function | ClassRef
+Value = Tensor | Const | Seq | Mapping | Obj | Parameters | Optimizer | Function | ClassRef
 
 
 def join(a: Value | None, b: Value | None) -> Value | None:
@@ -191,6 +217,7 @@ def join(a: Value | None, b: Value | None) -> Value | None:
                 buffer=a.buffer and b.buffer,
                 leaf_view=a.leaf_view and b.leaf_view,
                 dtype=dtype,
+                graph=a.graph if a.graph is b.graph else None,
             )
         described = a.described if a.described == b.described else ""
         return Tensor(

@@ -1,0 +1,98 @@
+"""Freezing modules: `model.requires_grad_(False)` or `for p in model.parameters():
+p.requires_grad = False` switches off every parameter of `model` and of its layers;
+any later switch back on (of the module, of a part, or under a condition) leaves their
+state unknown again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from gradlint.analysis.dataflow.values import Obj
+from gradlint.analysis.names import dotted
+
+
+def freeze(obj: Obj, seen: set[int] | None = None) -> None:
+    """Every parameter of `obj` and of its sub-modules requires no grad."""
+    for module in modules(obj, seen):
+        module.frozen = module.grad_off = True
+
+
+def thaw(obj: Obj, deep: bool) -> None:
+    """Something switched requires_grad back on in `obj` (`deep`: on all of it): what
+    was proven off is unknown again."""
+    for module in modules(obj) if deep else [obj]:
+        module.grad_off = False
+
+
+def modules(obj: Obj, seen: set[int] | None = None):
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    yield obj
+    for value in list(obj.attrs.values()):
+        if isinstance(value, Obj):
+            yield from modules(value, seen)
+
+
+def loop_flag(loop: cst.For, truth: Callable[[cst.BaseExpression], bool | None]) -> bool | None:
+    """For `for p in m.parameters(): ...` (or `for n, p in m.named_parameters()`): False
+    when every iteration switches `p` off (an unconditional `p.requires_grad = False` /
+    `p.requires_grad_(False)`), True when the body switches requires_grad some other way
+    (on, under a condition, with a run-time flag), None when it does not touch it.
+    `truth` evaluates a flag expression."""
+    target = loop.target
+    if isinstance(target, cst.Tuple) and len(target.elements) == 2:  # named_parameters()
+        target = target.elements[1].value
+    name = dotted(target) if isinstance(target, cst.Name) else None
+    if name is None:
+        return None
+    direct = [
+        small
+        for statement in loop.body.body
+        if isinstance(statement, cst.SimpleStatementLine)
+        for small in statement.body
+    ]
+    flags = [
+        flag for node in _nodes(loop.body) if (flag := _switch(node, name, truth)) is not _NONE
+    ]
+    if not flags:
+        return None
+    unconditional = any(_switch(small, name, truth) is False for small in direct)
+    return not (unconditional and all(flag is False for flag in flags))
+
+
+_NONE = object()
+
+
+def _switch(node: cst.CSTNode, name: str, truth):
+    """The flag a statement sets on `name`'s requires_grad: True / False / None (run
+    time), `_NONE` when it sets none."""
+    if isinstance(node, cst.Expr):
+        node = node.value
+    if isinstance(node, cst.Assign):
+        for target in node.targets:
+            attr = target.target
+            if (
+                isinstance(attr, cst.Attribute)
+                and attr.attr.value == "requires_grad"
+                and dotted(attr.value) == name
+            ):
+                return truth(node.value)
+        return _NONE
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "requires_grad_"
+        and dotted(node.func.value) == name
+    ):
+        return truth(node.args[0].value) if node.args else True
+    return _NONE
+
+
+def _nodes(node: cst.CSTNode):
+    for child in node.children:
+        yield child
+        yield from _nodes(child)

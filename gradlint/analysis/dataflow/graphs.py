@@ -1,0 +1,162 @@
+"""Autograd graphs as the interpreter sees them: which recorded ops a tensor's history
+reaches, which of them saved tensors, what a backward frees and what an optimizer step
+edits under a graph that is still alive.
+
+A tensor's `graph` is the node of the op that made it (its grad_fn), linked to the
+nodes of its inputs. Only nodes that saved tensors matter: a backward without
+`retain_graph=True` frees what they saved, so a second backward through one of them
+raises "Trying to backward through the graph a second time"; an in-place edit of a
+saved tensor (an optimizer step updating the weights a layer saved) makes the backward
+raise "one of the variables needed for gradient computation has been modified by an
+inplace operation". An unknown history is `None`, and gives no finding.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+
+_ticks = itertools.count(1)
+
+
+@dataclass(eq=False)
+class GraphNode:
+    """One recorded op: `saved` holds the storages it saved for backward (empty for a
+    node that only joins its inputs' histories), `time` orders it against steps."""
+
+    parents: tuple[GraphNode, ...]
+    saved: frozenset[int]
+    label: str
+    saves: bool
+    time: int = field(default_factory=lambda: next(_ticks))
+
+
+def reachable(roots: Iterable[GraphNode | None]) -> list[GraphNode]:
+    """The nodes that saved tensors in these histories (a backward's traversal)."""
+    found, seen = [], set()
+    pending = [r for r in roots if r is not None]
+    seen.update(id(r) for r in pending)
+    while pending:
+        node = pending.pop()
+        if node.saves:
+            found.append(node)
+        for parent in node.parents:
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                pending.append(parent)
+    return found
+
+
+def record(
+    label: str, inputs: Iterable[GraphNode | None], saved: Iterable[int]
+) -> GraphNode | None:
+    """The history of an op's result: a new node when the op saved tensors, else its
+    inputs' history (one input: the same node; several: a node joining them)."""
+    parents = tuple({id(p): p for p in inputs if p is not None}.values())
+    saved = frozenset(saved)
+    if saved:
+        return GraphNode(parents, saved, label, True)
+    if len(parents) == 1:
+        return parents[0]
+    if parents:
+        return GraphNode(parents, frozenset(), label, False)
+    return None
+
+
+def tick() -> int:
+    return next(_ticks)
+
+
+@dataclass(frozen=True)
+class Step:
+    """`optimizer.step()` (or `scaler.step(optimizer)`): an in-place update of the
+    parameters in `storages`, at `time`."""
+
+    node: cst.CSTNode
+    written: str
+    storages: frozenset[int]
+    time: int
+
+
+@dataclass(frozen=True)
+class Freed:
+    """A node a backward freed (`by`: that backward call)."""
+
+    node: GraphNode
+    by: cst.CSTNode
+
+
+@dataclass(frozen=True)
+class Graphs:
+    """The flow-sensitive part: nodes freed by a backward (on some path, by node id),
+    steps taken so far; whether a backward ran (on every path) since the body began, and
+    the parameters whose `.grad` a `zero_grad()` cleared since (on some path): a step
+    edits only parameters that have a gradient. Never mutated: each change makes a new
+    one."""
+
+    freed: dict[int, Freed] = field(default_factory=dict)
+    steps: tuple[Step, ...] = ()
+    filled: bool = False
+    cleared: frozenset[int] = frozenset()
+
+    def join(self, other: Graphs) -> Graphs:
+        if other is self:
+            return self
+        steps = self.steps + tuple(s for s in other.steps if s not in self.steps)
+        filled, cleared = self.filled and other.filled, self.cleared | other.cleared
+        return Graphs({**other.freed, **self.freed}, steps, filled, cleared)
+
+    def traverse(self, call: cst.CSTNode, roots: list[GraphNode | None], retains: bool | None):
+        """A backward `call` through the histories `roots`: the freed nodes it reaches,
+        the steps that edited what a live node saved after it was recorded, and the
+        state after it."""
+        nodes = reachable(roots)
+        freed = tuple(self.freed[id(n)] for n in nodes if id(n) in self.freed)
+        stale = tuple(
+            (step, node)
+            for node in nodes
+            if id(node) not in self.freed
+            for step in self.steps
+            if step.time > node.time and step.storages & node.saved
+        )
+        if retains is not False or not nodes:
+            return freed, stale, Graphs(self.freed, self.steps, True)  # it fills `.grad`
+        now = {id(n): Freed(n, call) for n in nodes if id(n) not in self.freed}
+        return freed, stale, Graphs({**self.freed, **now}, self.steps, True)
+
+    def step(self, step: Step) -> Graphs:
+        """A step edits the parameters that have a gradient: an optimizer skips those
+        whose `.grad` is None (cleared by `zero_grad()` and no backward since)."""
+        edited = step.storages - self.cleared
+        if not edited or not self.filled:
+            return self
+        steps = (*self.steps, replace(step, storages=edited))
+        return Graphs(self.freed, steps, self.filled, self.cleared)
+
+    def zero_grad(self, storages: frozenset[int]) -> Graphs:
+        return Graphs(self.freed, self.steps, self.filled, self.cleared | storages)
+
+
+def keeps_graph(call: cst.Call, positional_limit: int) -> bool | None:
+    """Whether a backward call keeps its graph: `retain_graph=` / `create_graph=` True
+    (or more positionals than `positional_limit`), False when neither is passed or both
+    are literal False/None, None when only known at run time."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if len(positional) > positional_limit:
+        return None
+    keeps: bool | None = False
+    for arg in call.args:
+        if arg.star == "**":
+            return None
+        if arg.keyword is None or arg.keyword.value not in ("retain_graph", "create_graph"):
+            continue
+        value = arg.value
+        if isinstance(value, cst.Name) and value.value in ("False", "None"):
+            continue
+        if isinstance(value, cst.Name) and value.value == "True":
+            return True
+        keeps = None
+    return keeps

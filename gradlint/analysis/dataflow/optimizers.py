@@ -1,0 +1,48 @@
+"""Optimizers as the interpreter sees them: which parameters (by storage) a
+`torch.optim` optimizer updates in place when it steps."""
+
+from __future__ import annotations
+
+from gradlint.analysis.dataflow.freezing import modules
+from gradlint.analysis.dataflow.values import Mapping, Obj, Optimizer, Parameters, Seq, Tensor
+
+
+def optimizer(params) -> Optimizer:
+    """`torch.optim.X(params, ...)`: `params` is `m.parameters()`, a list of tensors or
+    of parameter groups (`{"params": ...}`); anything else leaves them unknown."""
+    return Optimizer(_storages(params))
+
+
+def _storages(params) -> frozenset[int] | None:
+    if isinstance(params, Parameters):
+        return owned(params.owner) if params.owner is not None else None
+    if isinstance(params, Tensor):
+        return frozenset({params.storage})
+    if isinstance(params, Mapping):
+        return _storages(params.get("params"))
+    if isinstance(params, Seq) and not params.any_length:
+        found: set[int] = set()
+        for item in params.items:
+            storages = _storages(item)
+            if storages is None:
+                return None
+            found |= storages
+        return frozenset(found)
+    return None
+
+
+def owned(obj: Obj) -> frozenset[int]:
+    """The storages of every parameter of `obj` and of its layers."""
+    found = set()
+    for module in modules(obj):
+        names = module.parameters if module.torch_layer else _declared(module)
+        found |= {module.parameter(name).storage for name in names}
+    return frozenset(found)
+
+
+def _declared(module: Obj) -> list[str]:
+    return [
+        name
+        for name, value in module.attrs.items()
+        if isinstance(value, Tensor) and value.described == "parameter"
+    ]

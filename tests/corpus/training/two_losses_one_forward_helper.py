@@ -1,0 +1,33 @@
+# torch: raises Trying to backward through the graph a second time
+# An actor-critic helper returns both losses of one forward pass; the critic's backward
+# frees the shared trunk's graph before the actor's backward walks it.
+import torch
+import torch.nn as nn
+
+
+class ActorCritic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.trunk = nn.Sequential(nn.Linear(4, 16), nn.Tanh())
+        self.actor = nn.Linear(16, 2)
+        self.critic = nn.Linear(16, 1)
+
+    def forward(self, obs):
+        h = self.trunk(obs)
+        return self.actor(h), self.critic(h)
+
+
+def losses(model, obs, actions, returns):
+    logits, values = model(obs)
+    log_probs = torch.log_softmax(logits, -1).gather(1, actions[:, None]).squeeze(1)
+    advantage = returns - values.squeeze(1)
+    return -(log_probs * advantage.detach()).mean(), advantage.pow(2).mean()
+
+
+model = ActorCritic()
+actor_opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+obs, actions, returns = torch.randn(5, 4), torch.randint(0, 2, (5,)), torch.randn(5)
+actor_loss, critic_loss = losses(model, obs, actions, returns)
+critic_loss.backward()
+actor_loss.backward()  # expect: GL305
+actor_opt.step()
