@@ -373,3 +373,21 @@ def test_step_between_retained_backwards_through_a_helper_is_gl103():
         """
     )
     assert ("GL103", 14) in [(f.code, f.line) for f in found]
+
+
+def test_first_order_gradients_carry_no_graph_into_the_next_loss():
+    # autograd.grad without create_graph frees the inner graph and returns plain tensors
+    assert not codes(
+        """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 1)
+        params = list(model.parameters())
+        inner = model(torch.randn(3, 4)).pow(2).mean()
+        grads = torch.autograd.grad(inner, params)
+        fast = [p - 0.1 * g for p, g in zip(params, grads)]
+        outer = torch.nn.functional.linear(torch.randn(3, 4), fast[0], fast[1]).pow(2).mean()
+        outer.backward()
+        """
+    )

@@ -1110,6 +1110,8 @@ class Interpreter:
                 return self._iteration(func.value, args[0])
             if func.value in ("len", "int"):
                 return AN_INT
+            if func.value == "sum" and args[0] and isinstance(args[0][0], Seq):
+                return _combined(args[0][0], state)  # `sum(losses)`: a tensor of them all
         if isinstance(func, cst.Attribute) and receiver is _SUPER:
             return self._super_call(call, func.attr.value, args, state, frame)
         callee = receiver if not isinstance(func, cst.Attribute) else None
@@ -1482,6 +1484,9 @@ class Interpreter:
             and qualified.rpartition(".")[2][:1].isupper()
         ):
             return _distribution([*positional, *keywords.values()], state)
+        if qualified == "torch.autograd.grad":
+            loss = positional[0] if positional else keywords.get("outputs")
+            return _gradients(loss, literal_bool(_argument(call, "create_graph", 4)), state)
         if _is_optimizer_class(qualified):
             params = keywords.get("params", positional[0] if positional else None)
             self.facts.optimizers.append(OptimizerBuilt(call, qualified, params))
@@ -1957,6 +1962,19 @@ def _requiring(target, sources: list, state: State):
     if target.grad is Grad.OFF and (unknown or state.grad is None):
         return replace(target, grad=Grad.UNKNOWN)
     return target
+
+
+def _gradients(loss, create_graph: bool | None, state: State) -> Seq:
+    """What `torch.autograd.grad` returns: gradients with no history, or with the loss's
+    history under `create_graph=True` (double backward goes through it)."""
+    if create_graph is False or state.grad is False:
+        gradient = Tensor(new_storage(), Grad.OFF, is_tensor=True)
+    elif create_graph and isinstance(loss, Tensor) and loss.grad is Grad.ON:
+        graph = graphs.record("", [loss.graph], ())
+        gradient = Tensor(new_storage(), Grad.ON, is_tensor=True, graph=graph)
+    else:
+        gradient = Tensor(new_storage(), Grad.UNKNOWN, is_tensor=True)
+    return Seq((gradient,), any_length=True)
 
 
 def _distribution(parameters: list, state: State) -> Tensor | None:
