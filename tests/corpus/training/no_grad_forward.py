@@ -15,4 +15,4 @@ class Encoder(nn.Module):
         return features * 2
 
 
-Encoder()(torch.randn(2, 3)).sum().backward()
+Encoder()(torch.randn(2, 3)).sum().backward()  # expect: GL202
