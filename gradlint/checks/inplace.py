@@ -83,13 +83,19 @@ class InplaceChecker(Checker):
     def _unseen_callers_input(self, edit: InplaceEdit) -> bool:
         """An argument of a forward() no call site in the file reaches: what the caller
         passes is unknown, so the edit matters (unless an opt-in flag guards it).
-        Forwards the file calls are judged at their call sites instead."""
+        Forwards the file calls are judged at their call sites instead. A forward code in
+        other files may call (its class extends the project's) is judged by those callers,
+        unless a call site of this file hands its argument on, unchanged, to the callee that
+        edits it: then the edit reaches whatever that forward's caller passed."""
         value = edit.value
         if not value.forward_input or edit.guarded:
             return False
-        return (
-            edit.body.role == "function_forward" or value.input_of not in self.file.dataflow.called
-        )
+        facts = self.file.dataflow
+        if edit.body.role == "function_forward":
+            return True
+        if value.input_of in facts.called:
+            return False
+        return value.input_of not in facts.called_elsewhere or edit.body.node is not value.input_of
 
     def _leaf_finding(self, edit: InplaceEdit, written: str):
         value = edit.value

@@ -215,6 +215,9 @@ class FileFacts:
         # the runtime probe builds and feeds them with)
         self.built: list[Obj] = []
         self.module_calls: list[ModuleCall] = []
+        # methods of a file extending classes imported from its project: code in other
+        # files may call them too
+        self.called_elsewhere: set[cst.FunctionDef] = set()
         Interpreter(module, imports, index, scope, self).run()
 
 
@@ -243,6 +246,7 @@ class Interpreter:
         self.dirty = {node: frozenset(names) for node, names in scan.dirty.items()}
         self.freezes = scan.freezes
         self.building_blocks = scan.built_inside
+        self.modules = {info for info in index.by_node.values() if self._is_module(info)}
         self.differentiated = self._differentiated()
         self.call_modes: dict[cst.FunctionDef, list[bool | None]] = {}
         self.class_objects: dict[ClassInfo, Obj] = {}
@@ -267,8 +271,29 @@ class Interpreter:
             self._standalone(node, owner)
         self._drop_edits_of_functions_called_without_grad()
 
+    def _is_module(self, info: ClassInfo) -> bool:
+        """An nn.Module, or a class of unresolved bases (transformers' PreTrainedModel,
+        GradientCheckpointingLayer) defining forward() and no __call__: calling an instance
+        runs forward() as nn.Module's does."""
+        if info.is_module:
+            return True
+        return (
+            info.kind is ClassKind.UNKNOWN
+            and self._method(info, "forward") is not None
+            and self._method(info, "__call__") is None
+        )
+
+    def _role(self, node: cst.FunctionDef, owner: ClassInfo | None) -> str | None:
+        if owner is None or node.name.value != "forward":
+            return _backward_role(node, owner)
+        if owner in self.modules:
+            return "module_forward"
+        if owner.kind is ClassKind.AUTOGRAD_FUNCTION:
+            return "function_forward"
+        return None
+
     def _standalone(self, node: cst.FunctionDef, owner: ClassInfo | None) -> None:
-        role = _role(node, owner)
+        role = self._role(node, owner)
         grad = self._declared_grad(node, owner)
         body = Body(
             node, role, node in self.differentiated, node, self.dirty.get(node, frozenset())
@@ -330,9 +355,9 @@ class Interpreter:
         }
         if any(info.kind is ClassKind.UNKNOWN for info in self.index.by_node.values()):
             # the file extends classes imported from its project (`class
-            # PhimoeDecoderLayer(MixtralDecoderLayer)`): its modules are built and called by
-            # code in other files, which this file cannot show
-            self.facts.called |= {node for node, owner in self.functions.items() if owner}
+            # PhimoeDecoderLayer(MixtralDecoderLayer)`): its modules may be built and called
+            # by code in other files, which this file cannot show
+            self.facts.called_elsewhere = {node for node, owner in self.functions.items() if owner}
 
     def _differentiated(self) -> set[cst.FunctionDef | None]:
         """Bodies whose results autograd differentiates: module forwards, bodies calling
@@ -341,7 +366,7 @@ class Interpreter:
         roots |= {
             node
             for node, owner in self.functions.items()
-            if owner is not None and owner.is_module and node.name.value == "forward"
+            if owner in self.modules and node.name.value == "forward"
         }
         pending, seen = list(roots), set(roots)
         while pending:
@@ -371,7 +396,7 @@ class Interpreter:
         obj = Obj(info.name, info, call, arguments=args)
         if call is None:
             self.class_objects[info] = obj
-        else:
+        elif info.kind is not ClassKind.UNKNOWN:  # the probe cannot build unresolved bases
             self.facts.built.append(obj)
         init = self._method(info, "__init__")
         if init is not None and init not in self.stack and len(self.stack) < MAX_DEPTH + 2:
@@ -1287,7 +1312,7 @@ class Interpreter:
         return None
 
     def _construct(self, call: cst.Call, info: ClassInfo, args, state: State, frame: Frame):
-        if info.kind is ClassKind.MODULE or info.kind is ClassKind.PLAIN:
+        if info in self.modules or info.kind is ClassKind.PLAIN:
             return self.instance(info, call, args)
         return None
 
@@ -1296,9 +1321,10 @@ class Interpreter:
             return self._layer_call(call, obj, args, state, frame, label)
         if obj.info is None:
             return None
-        if label is None and args is not None:  # `call`'s own arguments (not a later stage's)
+        if label is None and args is not None and obj.info.kind is not ClassKind.UNKNOWN:
+            # `call`'s own arguments (not a later stage's), of a class the probe can build
             self.facts.module_calls.append(ModuleCall(obj, call, args, frame.body.node))
-        forward = self._method(obj.info, "forward" if obj.info.is_module else "__call__")
+        forward = self._method(obj.info, "forward" if obj.info in self.modules else "__call__")
         if forward is None:
             return None
         return self._inline(call, forward, obj, args, state, frame)
@@ -1316,7 +1342,7 @@ class Interpreter:
             effect = self.scope.grad_effect(decorator.decorator)
             if effect is not None:
                 callee_grad = effect
-        role = _role(node, owner)
+        role = self._role(node, owner)
         body = Body(
             node,
             role,
@@ -2276,16 +2302,6 @@ def _comp_clauses(for_in):
         for_in = for_in.inner_for_in
 
 
-def _role(node: cst.FunctionDef, owner: ClassInfo | None) -> str | None:
-    if owner is None or node.name.value != "forward":
-        return _backward_role(node, owner)
-    if owner.kind is ClassKind.MODULE:
-        return "module_forward"
-    if owner.kind is ClassKind.AUTOGRAD_FUNCTION:
-        return "function_forward"
-    return None
-
-
 def _backward_role(node: cst.FunctionDef, owner: ClassInfo | None) -> str | None:
     """An autograd.Function's backward: its arguments after ctx are incoming gradients."""
     if owner is not None and owner.kind is ClassKind.AUTOGRAD_FUNCTION:
@@ -2309,9 +2325,25 @@ def _positional(node: cst.FunctionDef, owner: ClassInfo | None, role: str | None
 
 
 def _annotated_tensor(param: cst.Param, imports: ImportTable) -> bool:
+    """`x: torch.Tensor`, or optional (`torch.Tensor | None`, `Optional[torch.Tensor]`):
+    a tensor wherever it is used as one."""
     if param.annotation is None:
         return False
-    return imports.resolve(param.annotation.annotation) == "torch.Tensor"
+    annotation = param.annotation.annotation
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        sides = [annotation.left, annotation.right]
+    elif (
+        isinstance(annotation, cst.Subscript)
+        and imports.resolve(annotation.value) == "typing.Optional"
+        and len(annotation.slice) == 1
+        and isinstance(annotation.slice[0].slice, cst.Index)
+    ):
+        sides = [annotation.slice[0].slice.value, cst.Name("None")]
+    else:
+        sides = [annotation]
+    tensors = [side for side in sides if imports.resolve(side) == "torch.Tensor"]
+    others = [side for side in sides if not (isinstance(side, cst.Name) and side.value == "None")]
+    return len(tensors) == 1 and len(others) == 1
 
 
 def _argument(call: cst.Call, keyword: str, position: int | None) -> cst.BaseExpression | None:
