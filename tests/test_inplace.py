@@ -95,6 +95,8 @@ def _witness_forms():
         f"    y{i} = {op}(x{sample})\n    y{i}.mul_(2)"
         for i, (op, sample) in enumerate(ops.SAVES_OUTPUT_FUNCTIONS.items())
     )
+    # each edited output is differentiated afterwards (returned), so backward reaches it
+    outputs = ", ".join(f"y{i}" for i in range(len(ops.SAVES_OUTPUT_FUNCTIONS)))
     return f"""
 import torch
 x = torch.randn(4, 4)
@@ -114,10 +116,10 @@ class Forward(torch.nn.Module):
 def saved_forms(x):
     x = x * torch.ones(4, 4, requires_grad=True)
 {saved}
-    return x
+    return x, ({outputs},)
 
 
-saved_forms(x).sum().backward()
+saved_forms(x)[0].sum().backward()
 """
 
 

@@ -355,3 +355,229 @@ class SparseMoeBlock(nn.Module):
     )
     assert _findings(modular) == []
     assert _findings(block) == [(11, "GL104")]
+
+
+# A saved output edited in place but never differentiated afterwards (transformers
+# minimax_m3_vl indexer: amax's output edited, then only topk's indices are returned) ---
+
+INDEXER = """\
+import torch
+import torch.nn as nn
+
+
+class BlockIndexer(nn.Module):
+    def __init__(self, dim, block=4, topk=2):
+        super().__init__()
+        self.q_proj = nn.Linear(dim, dim)
+        self.block, self.topk = block, topk
+
+    def forward(self, hidden_states, local_idx):
+        scores = self.q_proj(hidden_states) @ hidden_states.transpose(-1, -2)
+        scores = scores.view(*scores.shape[:-1], -1, self.block)
+        block_scores = scores.amax(dim=-1)
+        block_scores.scatter_(-1, local_idx, float("inf"))
+        topk_scores, topk_indices = block_scores.topk(self.topk, dim=-1)
+        return {RETURN}
+"""
+INDEXER_RUN = """
+torch.manual_seed(0)
+indexer = BlockIndexer(8)
+x = torch.randn(2, 8, 8, requires_grad=True)
+out = indexer(x, torch.zeros(2, 8, 1, dtype=torch.long))
+if out.is_floating_point():
+    out.sum().backward()
+"""
+
+
+def test_saved_output_edited_then_only_indices_returned_is_quiet(tmp_path):
+    source = INDEXER.replace(
+        "{RETURN}", 'topk_indices.masked_fill(topk_scores == float("-inf"), -1)'
+    )
+    assert _findings(source) == []
+    assert _run(tmp_path, source + INDEXER_RUN) is None  # nothing to differentiate
+
+
+def test_saved_output_edited_then_its_values_returned_is_flagged(tmp_path):
+    source = INDEXER.replace("{RETURN}", "topk_scores")
+    assert _findings(source) == [(15, "GL103")]
+    assert "modified by an inplace operation" in str(_run(tmp_path, source + INDEXER_RUN))
+
+
+SAMPLER = """\
+import torch
+
+
+def sample(logits, threshold=0.05):
+    probs = torch.softmax(logits, dim=-1)
+    probs[probs < threshold] = 0.0
+    {TAIL}
+
+
+logits = torch.randn(2, 10, requires_grad=True)
+result = sample(logits)
+if result.is_floating_point():
+    result.sum().backward()
+"""
+
+
+def test_sampling_from_a_masked_softmax_is_quiet(tmp_path):
+    source = SAMPLER.replace("{TAIL}", "return torch.multinomial(probs, 1), probs.shape[0]")
+    source = source.replace("result = sample(logits)", "result, _ = sample(logits)")
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None
+
+
+def test_masked_softmax_differentiated_afterwards_is_flagged(tmp_path):
+    source = SAMPLER.replace("{TAIL}", "return (probs + 1e-9).log()")
+    assert _findings(source) == [(6, "GL105")]
+    assert "modified by an inplace operation" in str(_run(tmp_path, source))
+
+
+def test_saved_output_read_before_its_edit_is_flagged(tmp_path):
+    """What was computed from the output before the edit still reaches its backward."""
+    source = """\
+import torch
+
+
+def gate(x):
+    y = torch.sigmoid(x)
+    z = y * 2.0
+    y.add_(1.0)
+    return z
+
+
+gate(torch.randn(3, requires_grad=True)).sum().backward()
+"""
+    assert _findings(source) == [(7, "GL103")]
+    assert "modified by an inplace operation" in str(_run(tmp_path, source))
+
+
+def test_loop_reading_the_edited_output_in_the_next_iteration_is_flagged(tmp_path):
+    source = """\
+import torch
+
+
+def refine(x, steps=2):
+    total = x.sum() * 0.0
+    for _ in range(steps):
+        weights = torch.softmax(x, dim=-1)
+        if steps > 1:
+            total = total + weights.sum()
+        weights.mul_(0.5)
+    return total
+
+
+refine(torch.randn(4, requires_grad=True)).backward()
+"""
+    assert _findings(source) == [(10, "GL103")]
+    assert "modified by an inplace operation" in str(_run(tmp_path, source))
+
+
+# Layers whose base the file cannot resolve (transformers' GradientCheckpointingLayer,
+# PreTrainedModel) are modules: the caller's loop and the user's inputs decide ----------
+
+TWO_WAY = """\
+import torch
+import torch.nn as nn
+from ...modeling_layers import GradientCheckpointingLayer
+
+
+class Block(GradientCheckpointingLayer):
+    def __init__(self, dim):
+        super().__init__()
+        self.v_proj = nn.Linear(dim, dim)
+        self.norm = nn.LayerNorm(dim)
+
+    def forward(self, queries, keys, point_embedding):
+        queries = self.norm(queries + point_embedding)
+        return queries, keys + self.v_proj(queries)
+
+
+class TwoWayTransformer(nn.Module):
+    def __init__(self, dim, depth=2):
+        super().__init__()
+        self.layers = nn.ModuleList()
+        for _ in range(depth):
+            self.layers.append(Block(dim))
+
+    def forward(self, point_embeddings, target_embedding=None):
+        queries = point_embeddings
+        keys = torch.zeros_like(point_embeddings)
+        for layer in self.layers:
+            if target_embedding is not None:
+                {ADD}
+            queries, keys = layer(queries, keys, point_embeddings)
+        return queries + keys
+"""
+TWO_WAY_RUN = """
+model = TwoWayTransformer(4)
+points = torch.randn(2, 4)
+model(points, torch.randn(2, 4)).sum().backward()
+"""
+
+
+def _as_module(source: str) -> str:
+    """The same file runnable outside its package: the imported base is nn.Module."""
+    return source.replace(
+        "from ...modeling_layers import GradientCheckpointingLayer",
+        "GradientCheckpointingLayer = nn.Module",
+    )
+
+
+def test_edit_of_the_previous_layers_saved_output_in_a_layer_loop_is_flagged(tmp_path):
+    source = TWO_WAY.replace("{ADD}", "queries += target_embedding")
+    assert _findings(source) == [(29, "GL103")]
+    error = _run(tmp_path, _as_module(source) + TWO_WAY_RUN)
+    assert "modified by an inplace operation" in str(error)
+
+
+def test_out_of_place_add_in_a_layer_loop_is_quiet(tmp_path):
+    source = TWO_WAY.replace("{ADD}", "queries = queries + target_embedding")
+    assert _findings(source) == []
+    assert _run(tmp_path, _as_module(source) + TWO_WAY_RUN) is None
+
+
+EMBEDDINGS = """\
+import torch
+import torch.nn as nn
+from ...modeling_utils import PreTrainedModel
+
+
+class Embeddings(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.words = nn.Embedding(10, dim)
+        self.positions = nn.Embedding(16, dim)
+
+    def forward(self, input_ids=None, inputs_embeds=None):
+        if inputs_embeds is None:
+            embeddings = self.words(input_ids)
+        else:
+            embeddings = inputs_embeds
+        embeddings += self.positions(torch.arange(embeddings.shape[1]))
+        return embeddings
+
+
+class Model(PreTrainedModel):
+    def __init__(self, dim):
+        super().__init__()
+        self.embeddings = Embeddings(dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, input_ids=None, inputs_embeds: torch.Tensor | None = None):
+        return self.embeddings(input_ids=input_ids, inputs_embeds={PASSED})
+"""
+
+
+def test_users_inputs_embeds_edited_by_the_embeddings_of_a_public_model_is_flagged(tmp_path):
+    source = EMBEDDINGS.replace("{PASSED}", "inputs_embeds")
+    assert _findings(source) == [(17, "GL104")]
+    runnable = source.replace("from ...modeling_utils import PreTrainedModel", "")
+    runnable = runnable.replace("(PreTrainedModel)", "(nn.Module)")
+    runnable += "\nModel(4)(inputs_embeds=torch.randn(2, 3, 4, requires_grad=True))\n"
+    assert "leaf Variable that requires grad" in str(_run(tmp_path, runnable))
+
+
+def test_embeddings_of_a_fresh_projection_are_quiet():
+    source = EMBEDDINGS.replace("{PASSED}", "self.proj(inputs_embeds)")
+    assert _findings(source) == []

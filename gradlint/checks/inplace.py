@@ -69,7 +69,7 @@ class InplaceChecker(Checker):
             return self._multi_view_finding(edit, written)
         if value.function_view and value.grad is Grad.ON:
             return self._function_view_finding(edit, written)
-        saver = edit.saver if edit.body.differentiated else None
+        saver = edit.saver if edit.body.differentiated and not edit.unused else None
         caller_input = self._unseen_callers_input(edit)
         read_again = edit.caller_reads and not edit.guarded and _unexpected(edit)
         if edit.mask and (saver is not None or caller_input or read_again):

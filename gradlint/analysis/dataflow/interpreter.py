@@ -45,6 +45,14 @@ from gradlint.analysis.dataflow.events import (
     Returned,
     Saver,
 )
+from gradlint.analysis.dataflow.uses import (
+    FOLLOW,
+    METADATA_ATTRIBUTES,
+    NO_GRADIENT,
+    SavedUses,
+    carries_no_gradient,
+    values_and_indices,
+)
 from gradlint.analysis.dataflow.values import (
     ClassRef,
     Const,
@@ -131,6 +139,7 @@ class State:
     masks: frozenset[str] = frozenset()
     pending: list[Pending] = field(default_factory=list)
     graphs: graphs.Graphs = graphs.Graphs()
+    uses: SavedUses = field(default_factory=SavedUses)
 
     def copy(self) -> State:
         return State(
@@ -141,6 +150,7 @@ class State:
             self.masks,
             list(self.pending),
             self.graphs,
+            self.uses.copy(),
         )
 
 
@@ -161,6 +171,7 @@ def join_states(states: list[State]) -> State | None:
         joined.masks = joined.masks & other.masks
         joined.pending += [p for p in other.pending if all(p is not q for q in joined.pending)]
         joined.graphs = joined.graphs.join(other.graphs)
+        joined.uses.join(other.uses)
     return joined
 
 
@@ -515,7 +526,7 @@ class Interpreter:
         if joined is None:
             return None
         state.env, state.saved, state.grad = joined.env, joined.saved, joined.grad
-        state.masks, state.pending = joined.masks, joined.pending
+        state.masks, state.pending, state.uses = joined.masks, joined.pending, joined.uses
         state.graphs = joined.graphs
         return state
 
@@ -817,8 +828,11 @@ class Interpreter:
             state.saved.update(inner.saved)
             return Seq((element,), any_length=True)
         if isinstance(expr, cst.Comparison):
-            left = self.eval(expr.left, state, frame)
-            rights = [self.eval(target.comparator, state, frame) for target in expr.comparisons]
+            left = self._quietly(NO_GRADIENT, expr.left, state, frame)
+            rights = [
+                self._quietly(NO_GRADIENT, target.comparator, state, frame)
+                for target in expr.comparisons
+            ]
             operator = expr.comparisons[0].operator if len(rights) == 1 else None
             if isinstance(operator, cst.Is | cst.IsNot):
                 same = _identical(left, rights[0])
@@ -846,6 +860,15 @@ class Interpreter:
             self._bind(expr.target, value, state, frame)
             return value
         return None
+
+    def _quietly(self, mode: str | None, expr: cst.BaseExpression, state: State, frame: Frame):
+        """`expr` evaluated with its reads counted as `mode` says (uses.py)."""
+        outer = state.uses.quiet
+        state.uses.quiet = mode
+        try:
+            return self.eval(expr, state, frame)
+        finally:
+            state.uses.quiet = outer
 
     def _if_expression(self, expr: cst.IfExp, state: State, frame: Frame):
         test = self.eval(expr.test, state, frame)
@@ -879,6 +902,8 @@ class Interpreter:
 
     def _note_read(self, name: str, value, state: State, frame: Frame) -> None:
         frame.read_parameters.add(name)
+        for storage in _storages(value):
+            state.uses.read(storage, frame.statement)
         if not state.pending or not isinstance(value, Tensor):
             return
         for pending in state.pending:
@@ -899,6 +924,8 @@ class Interpreter:
         attr = expr.attr.value
         if attr == "data":
             base = self._peek(expr.value, state, frame)
+        elif attr in METADATA_ATTRIBUTES:
+            base = self._quietly(NO_GRADIENT, expr.value, state, frame)
         else:
             base = self.eval(expr.value, state, frame)
         if isinstance(base, Tensor):
@@ -1046,6 +1073,7 @@ class Interpreter:
         if storage in saved_storages:
             setup = _saved_output_setup(spelled, len(inputs))
             self._mark_saved(result, Saver(label, setup), state)
+            state.uses.saved_output(result.storage)
         return result
 
     def _inplace_saves(self, method: str, receiver, positional: list, state: State) -> None:
@@ -1092,9 +1120,18 @@ class Interpreter:
 
     def _call(self, call: cst.Call, state: State, frame: Frame):
         func = call.func
-        receiver = self.eval(func.value, state, frame) if isinstance(func, cst.Attribute) else None
-        args = self._arguments(call, state, frame)
         qualified = self.imports.resolve(func)
+        method = func.attr.value if isinstance(func, cst.Attribute) else None
+        quiet = state.uses.quiet
+        if carries_no_gradient(method, qualified):
+            state.uses.quiet = NO_GRADIENT
+        receiver = None
+        if method is not None:
+            follow = isinstance(func.value, cst.Name) and values_and_indices(method, call)
+            mode = FOLLOW if follow and state.uses.quiet is None else state.uses.quiet
+            receiver = self._quietly(mode, func.value, state, frame)
+        args = self._arguments(call, state, frame)
+        state.uses.quiet = quiet
         if isinstance(func, cst.Attribute) and func.attr.value == "backward":
             # `loss.backward()`, or `fabric.backward(loss)`: the loss is the argument when
             # the receiver is not a tensor
@@ -1615,6 +1652,7 @@ class Interpreter:
         if saves_output:
             spelled = f"{kind}(4, 4)({{0}})[0]" if sequence else f"{kind}()({{0}})"
             self._mark_saved(output, Saver(f"{kind}()", _saved_output_setup(spelled, 1)), state)
+            state.uses.saved_output(output.storage)
         if output.grad is Grad.ON:
             saved = _layer_saved(layer, positional, learns, facts.saves_input and saves_input)
             saved |= {output.storage} if saves_output else set()
@@ -1697,7 +1735,14 @@ class Interpreter:
             return None
         inputs = [receiver, *positional]
         spelled = "{0}." + method + "(" + ", ".join(f"{{{i}}}" for i in range(1, len(inputs))) + ")"
-        return self._apply(facts, f"Tensor.{method}", spelled, inputs, state)
+        result = self._apply(facts, f"Tensor.{method}", spelled, inputs, state)
+        if (
+            values_and_indices(method, call)
+            and isinstance(result, Tensor)
+            and state.uses.follow(receiver.storage, result.storage)
+        ):
+            return Seq((result, Tensor(new_storage(), Grad.OFF, is_tensor=True)))
+        return result
 
     def _distribution_method(self, func: cst.Attribute, receiver: Tensor, positional, state):
         """`dist.log_prob(a)` on a `torch.distributions` object made from tensors: a
@@ -1745,23 +1790,29 @@ class Interpreter:
         if not isinstance(value, Tensor):
             return
         saver = state.saved.get(value.storage)
-        self.facts.edits.append(
-            InplaceEdit(
-                node=edit.node,
-                statement=frame.statement,
-                target=edit.target,
-                form=edit.form,
-                value=value,
-                body=frame.body,
-                grad=state.grad,
-                saver=saver,
-                mask=edit.mask,
-                out_arg=edit.out_arg,
-                proves_tensor=edit.proves_tensor,
-                guarded=state.guarded,
-                written=edit.written,
-            )
+        event = InplaceEdit(
+            node=edit.node,
+            statement=frame.statement,
+            target=edit.target,
+            form=edit.form,
+            value=value,
+            body=frame.body,
+            grad=state.grad,
+            saver=saver,
+            mask=edit.mask,
+            out_arg=edit.out_arg,
+            proves_tensor=edit.proves_tensor,
+            guarded=state.guarded,
+            written=edit.written,
         )
+        self.facts.edits.append(event)
+        statement = frame.statement
+        discarded = statement is edit.node or (
+            isinstance(statement, cst.Expr) and statement.value is edit.node
+        )
+        if discarded and isinstance(edit.target, cst.Name) and frame.body.node is not None:
+            # the edit's own value is dropped: the tensor is reached again only by name
+            state.uses.edited(event, value.storage, statement)
 
     def _grow(self, expr, sequence: Seq, method: str, positional: list, state: State) -> None:
         """`xs.append(v)`: from then on `xs` holds any number of items, each one of what it
@@ -1872,6 +1923,18 @@ def _truth(value) -> bool | None:
     if isinstance(value, Const) and isinstance(value.value, bool | int | str | type(None)):
         return bool(value.value)
     return None
+
+
+def _storages(value, depth: int = 2):
+    """The tensors a value holds (itself, or the items of a tuple / list / dict)."""
+    if isinstance(value, Tensor):
+        yield value.storage
+    elif depth and isinstance(value, Seq):
+        for item in value.items:
+            yield from _storages(item, depth - 1)
+    elif depth and isinstance(value, Mapping):
+        for _, item in value.items:
+            yield from _storages(item, depth - 1)
 
 
 def _unpack(value, count: int) -> list:
