@@ -4,8 +4,8 @@
     python benchmarks/shapes_share.py src/ --sample 300
 
 Lints every file with all rules in this process and measures, with CPU time, the time
-spent building shape analyses (function bodies and `__init__` attributes; nested builds
-are counted once) against the total. Also reports how many functions were analysed.
+the interpreter spends in its shape part (`ShapeFlow.refine`, once per evaluated
+expression) against the total. Also reports how many expressions were refined.
 """
 
 from __future__ import annotations
@@ -15,25 +15,25 @@ import importlib.util
 import time
 from pathlib import Path
 
-from gradlint.analysis.shapes import flow
+from gradlint.analysis.dataflow.shapes import ShapeFlow
 from gradlint.engine import lint_source
 
 
 class _Meter:
-    """CPU time inside the outermost `FunctionShapes(...)` construction."""
+    """CPU time inside `ShapeFlow.refine` (outermost calls only)."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
         self.analyses = 0
         self._depth = 0
 
-    def wrap(self, init):
+    def wrap(self, refine):
         def timed(analysis, *args, **kwargs):
             self.analyses += 1
             self._depth += 1
             start = time.process_time()
             try:
-                init(analysis, *args, **kwargs)
+                return refine(analysis, *args, **kwargs)
             finally:
                 self._depth -= 1
                 if self._depth == 0:
@@ -57,14 +57,14 @@ def main() -> None:
     if args.sample:
         files = files[:: max(1, len(files) // args.sample)]
     meter = _Meter()
-    flow.FunctionShapes.__init__ = meter.wrap(flow.FunctionShapes.__init__)
+    ShapeFlow.refine = meter.wrap(ShapeFlow.refine)
     start = time.process_time()
     findings = 0
     for path in files:
         findings += len(lint_source(str(path), path.read_bytes()).diagnostics)
     total = time.process_time() - start
     share = meter.seconds / total if total else 0.0
-    print(f"files: {len(files)}  findings: {findings}  functions analysed: {meter.analyses}")
+    print(f"files: {len(files)}  findings: {findings}  expressions refined: {meter.analyses}")
     print(f"lint CPU time: {total:.1f}s  shape engine: {meter.seconds:.1f}s ({share:.1%})")
 
 

@@ -1,5 +1,5 @@
 """The file the checkers see: one parsed file, the analysis they share (imports, module
-index, scope, shapes, dataflow facts) and the findings they report on it. Below the
+index, scope, dataflow facts) and the findings they report on it. Below the
 checks and fixes.py that take it, above the analysis it builds."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from gradlint.analysis.context import ModuleIndex, Scope
 from gradlint.analysis.dataflow import FileFacts
 from gradlint.analysis.names import ImportTable
-from gradlint.analysis.shapes import FileShapes
 from gradlint.catalogue import load_catalogue
 from gradlint.config import Config
 from gradlint.diagnostic import Diagnostic, Fix, Severity, Witness
@@ -30,11 +29,6 @@ class FileContext:
         self.index = ModuleIndex(module, self.imports)
         self.scope = Scope(self.imports, self.index, config.no_grad_contexts)
         self.diagnostics: list[Diagnostic] = []
-
-    @cached_property
-    def shapes(self) -> FileShapes:
-        """Symbolic shapes, analysed per function on a rule's first query."""
-        return FileShapes(self.module, self.imports, self.index)
 
     @cached_property
     def dataflow(self) -> FileFacts:

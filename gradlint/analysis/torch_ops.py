@@ -366,6 +366,23 @@ SHAPE_PRESERVING_LAYERS: frozenset[str] = frozenset(
 # Convolutions -> number of spatial dims (input is (N, C_in, *spatial)).
 SHAPE_CONV_LAYERS: dict[str, int] = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3}
 
+# Pooling layers and functionals -> (kind, number of spatial dims): "window" pools take
+# (kernel_size, stride=kernel_size, padding=0, dilation=1), "adaptive" an output_size.
+SHAPE_POOL_LAYERS: dict[str, tuple[str, int]] = {
+    "MaxPool1d": ("window", 1), "MaxPool2d": ("window", 2), "MaxPool3d": ("window", 3),
+    "AvgPool1d": ("window", 1), "AvgPool2d": ("window", 2), "AvgPool3d": ("window", 3),
+    "AdaptiveAvgPool1d": ("adaptive", 1), "AdaptiveAvgPool2d": ("adaptive", 2),
+    "AdaptiveAvgPool3d": ("adaptive", 3), "AdaptiveMaxPool1d": ("adaptive", 1),
+    "AdaptiveMaxPool2d": ("adaptive", 2), "AdaptiveMaxPool3d": ("adaptive", 3),
+}  # fmt: skip
+SHAPE_POOL_FUNCTIONS: dict[str, tuple[str, int]] = {
+    "max_pool1d": ("window", 1), "max_pool2d": ("window", 2), "max_pool3d": ("window", 3),
+    "avg_pool1d": ("window", 1), "avg_pool2d": ("window", 2), "avg_pool3d": ("window", 3),
+    "adaptive_avg_pool1d": ("adaptive", 1), "adaptive_avg_pool2d": ("adaptive", 2),
+    "adaptive_avg_pool3d": ("adaptive", 3), "adaptive_max_pool1d": ("adaptive", 1),
+    "adaptive_max_pool2d": ("adaptive", 2), "adaptive_max_pool3d": ("adaptive", 3),
+}  # fmt: skip
+
 # Tensor methods whose result is again a tensor that requires grad when the receiver does
 # (device / dtype moves, in-place initialisers, shape changes) -> sample arguments, or
 # None for `cuda`, which needs a GPU (checked to be a Tensor method only).

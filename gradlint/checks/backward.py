@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from gradlint import fixes
+from gradlint.analysis.dataflow.events import ShapeConflict
 from gradlint.analysis.shapes import Shape
-from gradlint.analysis.shapes.model import provably_different
 from gradlint.analysis.shapes.witness import Concretizer
 from gradlint.checks import Checker
 from gradlint.diagnostic import Fix, Witness
@@ -15,84 +15,29 @@ _MISMATCH = "Mismatch in shape: grad_output[0] has a shape of"
 _NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
 
 
-def _argument(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
-    return positional[index].value if index < len(positional) else None
-
-
-def _has_star(call: cst.Call) -> bool:
-    return any(arg.star for arg in call.args)
-
-
-def _shapes_differ(a: Shape, b: Shape) -> bool:
-    """torch's `_make_grads` demands the gradient's shape to equal the output's exactly."""
-    if a.dims is None or b.dims is None:
-        return False
-    if len(a.dims) != len(b.dims):
-        return True
-    return any(provably_different(x, y) for x, y in zip(a.dims, b.dims, strict=True))
-
-
-def _provably_not_scalar(shape: Shape) -> bool:
-    """numel() != 1 for sure: some dim is an integer (or a multiple) greater than 1."""
-    if shape.dims is None:
-        return False
-    for dim in shape.dims:
-        coefficient = dim if isinstance(dim, int) else getattr(dim, "coef", 1)
-        if coefficient > 1:
-            return True
-    return False
-
-
-def _elements(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(expr, cst.Tuple | cst.List):
-        return [e.value for e in expr.elements if not isinstance(e, cst.StarredElement)]
-    return [expr]
-
-
 class BackwardGradientChecker(Checker):
-    """GL301 gradient shape differs from the output's; GL302 implicit gradient of a non-scalar."""
+    """GL301 gradient shape differs from the output's; GL302 implicit gradient of a
+    non-scalar: decided from the shapes the dataflow interpreter proved at the call."""
 
     codes = ("GL301", "GL302")
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if _has_star(node):
-            return
-        func = node.func
-        qualified = self.resolve(func)
-        if qualified == "torch.autograd.backward":
-            outputs, gradients = _argument(node, 0, "tensors"), _argument(node, 1, "grad_tensors")
-        elif qualified == "torch.autograd.grad":
-            outputs, gradients = _argument(node, 0, "outputs"), _argument(node, 2, "grad_outputs")
-        elif (
-            isinstance(func, cst.Attribute) and func.attr.value == "backward" and qualified is None
-        ):
-            outputs, gradients = func.value, _argument(node, 0, "gradient")
-        else:
-            return
-        if outputs is None:
-            return
-        if gradients is None or (isinstance(gradients, cst.Name) and gradients.value == "None"):
-            for output in _elements(outputs):
-                self._check_implicit(node, output)
-            return
-        pairs = zip(_elements(outputs), _elements(gradients), strict=False)
-        if len(_elements(outputs)) == len(_elements(gradients)):
-            for output, gradient in pairs:
-                self._check_gradient(node, output, gradient)
+    def leave_Module(self, node: cst.Module) -> None:
+        reported: set[tuple[cst.CSTNode, cst.CSTNode]] = set()
+        for by_kind in self.file.dataflow.shape_conflicts.values():
+            for conflict in by_kind.values():
+                key = (conflict.node, conflict.extra[0]) if conflict.extra else None
+                if conflict.kind not in ("gradient", "implicit") or key in reported:
+                    continue
+                reported.add(key)
+                if conflict.kind == "gradient":
+                    self._check_gradient(conflict)
+                else:
+                    self._check_implicit(conflict)
 
-    def _shape(self, expr: cst.BaseExpression) -> Shape | None:
-        return self.file.shapes.here(self.scope).shape_of(expr)
-
-    def _check_gradient(self, call, output: cst.BaseExpression, gradient) -> None:
-        output_shape, gradient_shape = self._shape(output), self._shape(gradient)
-        if output_shape is None or gradient_shape is None:
-            return
-        if not _shapes_differ(output_shape, gradient_shape):
-            return
+    def _check_gradient(self, conflict: ShapeConflict) -> None:
+        call = conflict.node
+        output_shape, gradient_shape = conflict.operands
+        output, gradient = conflict.extra
         name = self.file.code_for(output)
         values = Concretizer()
         program = (
@@ -129,10 +74,10 @@ class BackwardGradientChecker(Checker):
             self.file, call, call.with_changes(args=()), "drop the gradient: a scalar's is 1"
         )
 
-    def _check_implicit(self, call, output: cst.BaseExpression) -> None:
-        shape = self._shape(output)
-        if shape is None or not _provably_not_scalar(shape):
-            return
+    def _check_implicit(self, conflict: ShapeConflict) -> None:
+        call = conflict.node
+        (shape,) = conflict.operands
+        (output,) = conflict.extra
         name = self.file.code_for(output)
         values = Concretizer()
         program = (

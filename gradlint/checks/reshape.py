@@ -5,19 +5,26 @@ from __future__ import annotations
 import libcst as cst
 
 from gradlint import fixes
-from gradlint.analysis.shapes import Conflict
+from gradlint.analysis.dataflow.events import ShapeConflict as Conflict
 from gradlint.analysis.shapes.model import show
 from gradlint.analysis.shapes.witness import Concretizer
 from gradlint.checks import Checker
 from gradlint.diagnostic import Fix, Witness
 
-# Calls whose shapes the engine checks; any other call never starts an analysis.
-_SHAPE_CALLS = frozenset(
-    {"view", "reshape", "view_as", "reshape_as", "unflatten", "mm", "matmul", "bmm", "linear"}
-)
-_BINARY_OPS = (cst.MatrixMultiply, cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 _VIEW_MESSAGE = "view size is not compatible with input tensor's size and stride"
 _MATMUL_MESSAGE = "mat1 and mat2 shapes cannot be multiplied"
+_KINDS = frozenset(
+    {
+        "view_order",
+        "reshape_count",
+        "reordered",
+        "batch_literal",
+        "reshape_feeds_layer",
+        "matmul",
+        "linear",
+        "broadcast",
+    }
+)
 
 
 def _call_name(node: cst.Call) -> str | None:
@@ -28,40 +35,44 @@ def _call_name(node: cst.Call) -> str | None:
 
 
 class ShapeConflictChecker(Checker):
-    """GL401-GL404 from the conflicts the shape engine proved at a call or operator."""
+    """GL401-GL404 from the shape conflicts the dataflow interpreter proved."""
 
     codes = ("GL401", "GL402", "GL403", "GL404")
 
-    def visit_Call(self, node: cst.Call) -> None:
-        name = _call_name(node)
-        if name in _SHAPE_CALLS or name in self.file.shapes.module_attribute_names:
-            self._report_conflicts(node)  # a layer built in some nn.Module's __init__
-
-    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        if isinstance(node.operator, _BINARY_OPS):
-            self._report_conflicts(node)
-
-    def _report_conflicts(self, node: cst.CSTNode) -> None:
-        analysis = self.file.shapes.here(self.scope)
-        for conflict in analysis.conflicts_at(node):
-            report = getattr(self, f"_{conflict.kind}")
-            report(conflict)
+    def leave_Module(self, node: cst.Module) -> None:
+        for by_kind in self.file.dataflow.shape_conflicts.values():
+            for conflict in by_kind.values():
+                if conflict.kind == "reshape_count" and "batch_literal" in by_kind:
+                    continue  # the hard-coded batch size is the cause: one finding
+                if conflict.kind in _KINDS:
+                    getattr(self, f"_{conflict.kind}")(conflict)
 
     # -- GL401 -------------------------------------------------------------------------
 
     def _view_order(self, conflict: Conflict) -> None:
         (shape,) = conflict.operands
         new, merged = conflict.extra
-        names = ", ".join(str(d) for d in merged)
         values = Concretizer()
-        program = f"import torch\nx = {values.tensor(shape)}\nx.view{_concrete(values, new)}\n"
+        if shape.dims is None:  # rank unknown: dims swapped by a transpose, then merged
+            first, second = shape.swap
+            dims = (3, 5, 7, 11, 13, 17)[: max(shape.min_rank, 3)]
+            sizes = "(-1)" if new == (-1,) else f"({dims[0]}, -1)"
+            program = (
+                f"import torch\nx = torch.randn{dims}.transpose({first}, {second})\nx.view{sizes}\n"
+            )
+            what = f"dims {first} and {second}, which a transpose swapped (at any rank)"
+        else:
+            tensor = values.tensor(shape)
+            program = f"import torch\nx = {tensor}\nx.view{_concrete(values, new)}\n"
+            names = ", ".join(str(d) for d in merged)
+            what = f"dims {names} of a tensor of shape {shape}"
         self.report(
             conflict.node,
             "GL401",
-            f"`{self._written(conflict.node)}` merges dims {names} of a tensor of shape "
-            f"{shape} whose memory order was changed (transpose / permute / `.t()`), so they "
-            f"are not adjacent in memory: torch raises '{_VIEW_MESSAGE}'; use `.reshape(...)` "
-            "(copies only when needed) or `.contiguous().view(...)`",
+            f"`{self._written(conflict.node)}` merges {what} whose memory order was changed "
+            "(transpose / permute / `.t()`, or a piece cut by split / chunk / a slice), so "
+            f"they are not adjacent in memory: torch raises '{_VIEW_MESSAGE}'; use "
+            "`.reshape(...)` (copies only when needed) or `.contiguous().view(...)`",
             fix=self._reshape_fix(conflict.node),
             witness=Witness(program, _VIEW_MESSAGE),
         )
@@ -112,6 +123,33 @@ class ShapeConflictChecker(Checker):
         )
 
     # -- GL403 -------------------------------------------------------------------------
+
+    def _reordered(self, conflict: Conflict) -> None:
+        (shape,) = conflict.operands
+        (new,) = conflict.extra
+        values = Concretizer()
+        remaining = list(range(len(shape.dims)))
+        perm = []
+        for dim in new:
+            source = next(i for i in remaining if shape.dims[i] == dim)
+            remaining.remove(source)
+            perm.append(source)
+        program = (
+            f"import torch\nx = {values.tensor(shape)}\n"
+            f"y = x.{conflict.op}{_concrete(values, new)}\n"
+            f"if not torch.equal(y, x.permute{_tuple_text(perm)}):\n"
+            "    raise AssertionError('dims were not moved: the view mixes them')\n"
+        )
+        target = "(" + ", ".join(show(d) for d in new) + ")"
+        self.report(
+            conflict.node,
+            "GL403",
+            f"`{self._written(conflict.node)}` turns shape {shape} into {target}: the same "
+            "sizes in another order, so the elements keep their memory order and every "
+            "slice mixes what the dims held (no error is raised); move dims with "
+            "`.permute(...)` / `.transpose(...)`",
+            witness=Witness(program, "dims were not moved"),
+        )
 
     def _batch_literal(self, conflict: Conflict) -> None:
         size, constant = conflict.extra

@@ -185,3 +185,16 @@ class BuiltInForward:
     node: cst.Call
     function: cst.FunctionDef
     value: Value | None
+
+
+@dataclass(frozen=True)
+class ShapeConflict:
+    """Known shapes that torch will reject (or silently mis-handle) at `node`: `kind` is
+    view_order, reshape_count, reordered, batch_literal, reshape_feeds_layer, matmul,
+    linear, broadcast (GL401-GL404), gradient or implicit (GL301, GL302)."""
+
+    kind: str
+    node: cst.CSTNode
+    operands: tuple
+    op: str = ""
+    extra: tuple = field(default=())

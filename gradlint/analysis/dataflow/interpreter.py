@@ -45,6 +45,7 @@ from gradlint.analysis.dataflow.events import (
     Returned,
     Saver,
 )
+from gradlint.analysis.dataflow.shapes import ShapeFlow
 from gradlint.analysis.dataflow.uses import (
     FOLLOW,
     METADATA_ATTRIBUTES,
@@ -63,13 +64,14 @@ from gradlint.analysis.dataflow.values import (
     Optimizer,
     Parameters,
     Seq,
+    Size,
     Tensor,
     Value,
     join,
     new_storage,
 )
 from gradlint.analysis.names import ImportTable, dotted
-from gradlint.analysis.walk import visit
+from gradlint.analysis.walk import iter_nodes, visit
 
 MAX_DEPTH = 5  # calls interpreted inside their caller, below each analysed body
 MAX_STEPS = 60_000  # statements interpreted per file, inlined calls included
@@ -229,7 +231,15 @@ class FileFacts:
         # methods of a file extending classes imported from its project: code in other
         # files may call them too
         self.called_elsewhere: set[cst.FunctionDef] = set()
-        Interpreter(module, imports, index, scope, self).run()
+        interpreter = Interpreter(module, imports, index, scope, self)
+        interpreter.run()
+        self.shape_conflicts = interpreter.shapes.conflicts  # node -> kind -> ShapeConflict
+        self._values = interpreter.values
+
+    def value_of(self, node: cst.CSTNode):
+        """The value the interpreter last computed for an expression (None: unknown)."""
+        found = self._values.get(node)
+        return found[0] if found is not None else None
 
 
 class Interpreter:
@@ -266,6 +276,9 @@ class Interpreter:
         # runs; afterwards only names the module binds once
         self.globals: dict[str, Value | None] = {}
         self.undecided = 0  # branches entered whose condition is unknown (both run)
+        self.shapes = ShapeFlow(imports, module)
+        self.values: dict[cst.CSTNode, tuple[Value | None, int]] = {}  # last value, stamp
+        self.evals = 0
 
     # -- entry --------------------------------------------------------------------------
 
@@ -316,7 +329,11 @@ class Interpreter:
             env[param.name.value] = self._argument_fact(param, node, role)
         self._bind_defaults(node, env, params)
         if owner is not None and _takes_self(node):
-            env[node.params.params[0].name.value] = self.instance(owner)
+            # `__init__` on its own builds a fresh object: the shared instance keeps what
+            # the file's constructor calls gave it
+            fresh = node.name.value == "__init__"
+            this = Obj(owner.name, owner) if fresh else self.instance(owner)
+            env[node.params.params[0].name.value] = this
         self.stack.append(node)
         self._block(node.body.body, State(env, grad=grad), frame)
         self.stack.pop()
@@ -333,6 +350,7 @@ class Interpreter:
             described="forward() argument",
             forward_input=param.name.value,
             input_of=node,
+            shape=self.shapes.argument() if role == "module_forward" else None,
         )
 
     def _bind_defaults(self, node, env, params) -> None:
@@ -411,6 +429,8 @@ class Interpreter:
             self.facts.built.append(obj)
         init = self._method(info, "__init__")
         if init is not None and init not in self.stack and len(self.stack) < MAX_DEPTH + 2:
+            if call is None:  # for methods analysed on their own: sizes every call agrees on
+                args = ([], self.shapes.constructor_arguments(info.name, init))
             self._run_init(init, obj, args)
         return obj
 
@@ -496,6 +516,7 @@ class Interpreter:
             info = self.index.by_node.get(statement)
             state.env[statement.name.value] = ClassRef(info) if info is not None else None
             return state
+        _forget_names(statement, state)  # match and other statements: what they bind is unknown
         return state
 
     def _if(self, statement: cst.If, state: State, frame: Frame) -> State | None:
@@ -531,21 +552,22 @@ class Interpreter:
         return state
 
     def _loop(self, statement, state: State, frame: Frame, target, source) -> State | None:
-        """The body twice: what one iteration saves or binds is seen by the next."""
+        """The body twice: what one iteration saves or binds is seen by the next; the
+        states after zero, one and two iterations are joined."""
         if isinstance(statement, cst.For):
             self._freezing_loop(statement, state, frame)
         entry = state.copy()
         current: State | None = state.copy()
+        exits: list[State | None] = [entry]  # after no iteration, after one, after two
         for _ in range(2):
             if current is None:
                 break
             if target is not None:
                 self._bind_loop_target(target, source, current, frame)
-            after = self._block(statement.body.body, current, frame)
-            current = after if after is not None else None
-        exits = [entry, current]
+            current = self._block(statement.body.body, current, frame)
+            exits.append(current.copy() if current is not None else None)
         if statement.orelse is not None and current is not None:
-            exits[1] = self._block(statement.orelse.body.body, current.copy(), frame)
+            exits[-1] = self._block(statement.orelse.body.body, current.copy(), frame)
         return self._merge_into(state, exits)
 
     def _freezing_loop(self, loop: cst.For, state: State, frame: Frame) -> None:
@@ -635,10 +657,14 @@ class Interpreter:
             self.eval(small.msg, state, frame)
         elif isinstance(small, cst.Continue | cst.Break):
             return state
+        elif isinstance(small, cst.Del | cst.Global | cst.Nonlocal):
+            _forget_names(small, state)
         return state
 
     def _assign(self, node: cst.Assign, state: State, frame: Frame) -> None:
         value = self.eval(node.value, state, frame)
+        if value is None and len(node.targets) == 1:
+            value = self._unpack_shape(node.targets[0].target, node.value, state)
         for target in node.targets:
             target = target.target
             if isinstance(target, cst.Subscript):
@@ -716,6 +742,24 @@ class Interpreter:
         elif isinstance(target, cst.StarredElement):
             self._bind(target.value, None, state, frame)
 
+    def _unpack_shape(self, target, source, state: State):
+        """`B, L, H, D = x.shape` with x of unknown rank: x is given that rank."""
+        read = self.shapes.shape_read(source)
+        name = dotted(read) if read is not None else None
+        tensor = state.env.get(name) if name is not None else None
+        if not isinstance(target, cst.Tuple) or not isinstance(tensor, Tensor):
+            return None
+        if any(isinstance(e, cst.StarredElement) for e in target.elements):
+            return None
+        found = self.shapes.unpacked(tensor, [dotted(e.value) for e in target.elements])
+        if found is None:
+            return None
+        refined, dims = found
+        for bound_name, bound in list(state.env.items()):
+            if bound == tensor:
+                state.env[bound_name] = refined
+        return dims
+
     def _set_attribute(self, target: cst.Attribute, value, state: State, frame: Frame) -> None:
         """`obj.attr = value` stores into the instance (a heap cell, flow-insensitive)."""
         owner = self.eval(target.value, state, frame)
@@ -783,9 +827,23 @@ class Interpreter:
     # -- expressions --------------------------------------------------------------------
 
     def eval(self, expr: cst.BaseExpression | None, state: State, frame: Frame):
-        """What `expr` is proven to hold; records the events inside it."""
+        """What `expr` is proven to hold; records the events inside it. Shapes refine the
+        value from the values its parts had in this same evaluation (shapes.py)."""
         if expr is None:
             return None
+        self.evals += 1
+        start = self.evals
+        value = self._evaluate(expr, state, frame)
+
+        def part(node: cst.CSTNode):
+            found = self.values.get(node)
+            return found[0] if found is not None and found[1] > start else None
+
+        value = self.shapes.refine(expr, value, part)
+        self.values[expr] = (value, start)
+        return value
+
+    def _evaluate(self, expr: cst.BaseExpression, state: State, frame: Frame):
         if isinstance(expr, cst.Name):
             return self._name(expr, state, frame)
         if isinstance(expr, cst.Attribute):
@@ -898,7 +956,7 @@ class Interpreter:
         info = self.index.by_name.get(name)
         if info is not None:
             return ClassRef(info)
-        return None
+        return self.shapes.constant(name)
 
     def _note_read(self, name: str, value, state: State, frame: Frame) -> None:
         frame.read_parameters.add(name)
@@ -1355,7 +1413,8 @@ class Interpreter:
 
     def _call_module(self, call: cst.Call, obj: Obj, args, state, frame, label=None):
         if obj.torch_layer:
-            return self._layer_call(call, obj, args, state, frame, label)
+            output = self._layer_call(call, obj, args, state, frame, label)
+            return self.shapes.layer_output(call, obj, args[0], output)
         if obj.info is None:
             return None
         if label is None and args is not None and obj.info.kind is not ClassKind.UNKNOWN:
@@ -1842,6 +1901,8 @@ class Interpreter:
     def _peek(self, expr: cst.BaseExpression, state: State, frame: Frame):
         """The value of an edit's target, without recording it as read."""
         if isinstance(expr, cst.Name) and expr.value in state.env:
+            self.evals += 1
+            self.values[expr] = (state.env[expr.value], self.evals)
             return state.env[expr.value]
         pending, read = state.pending, set(frame.read_parameters)
         state.pending = []
@@ -1935,6 +1996,13 @@ def _storages(value, depth: int = 2):
     elif depth and isinstance(value, Mapping):
         for _, item in value.items:
             yield from _storages(item, depth - 1)
+
+
+def _forget_names(node: cst.CSTNode, state: State) -> None:
+    """Every plain name `node` mentions becomes unknown (it may bind or delete it)."""
+    for child in iter_nodes(node):
+        if isinstance(child, cst.Name):
+            state.env[child.value] = None
 
 
 def _unpack(value, count: int) -> list:
@@ -2432,7 +2500,7 @@ def _layer_has(layer: cst.Call, attr: str) -> bool:
 
 def _basic(index) -> bool:
     """An index that selects without copying (int, slice, None, ...): a view."""
-    if index is _SLICE or index is AN_INT:
+    if index is _SLICE or index is AN_INT or isinstance(index, Size):
         return True
     return isinstance(index, Const) and (
         index.value is None or index.value is Ellipsis or type(index.value) is int

@@ -15,6 +15,7 @@ import libcst as cst
 
 from gradlint.analysis.context import ClassInfo
 from gradlint.analysis.dataflow.graphs import GraphNode
+from gradlint.analysis.shapes.model import Dim, Shape
 
 _storages = itertools.count(1)
 
@@ -58,6 +59,7 @@ class Tensor:
     input_of: cst.FunctionDef | None = field(default=None, repr=False)  # its forward()
     dtype: str | None = None  # "int", "bool" or "float" when proven (dtypes.py)
     graph: GraphNode | None = field(default=None, repr=False)  # its history (graphs.py)
+    shape: Shape | None = None  # symbolic shape and memory layout (dataflow/shapes.py)
 
     def derived(self, grad: Grad | None = None, is_tensor: bool | None = None) -> Tensor:
         """A new tensor computed from this one."""
@@ -89,11 +91,18 @@ class Tensor:
                 leaf_view=False,
                 contiguous=False,
                 graph=graph,
+                shape=None,
             )
         of_leaf = self.grad is Grad.LEAF or self.leaf_view
         grad = Grad.ON if of_leaf else self.grad
         return replace(
-            self, view=True, buffer=False, grad=grad, leaf_view=of_leaf, contiguous=False
+            self,
+            view=True,
+            buffer=False,
+            grad=grad,
+            leaf_view=of_leaf,
+            contiguous=False,
+            shape=None,
         )
 
 
@@ -102,6 +111,13 @@ class Const:
     """A Python literal: a bool, number, string or None."""
 
     value: object
+
+
+@dataclass(frozen=True)
+class Size:
+    """An int known only symbolically: a dim read from a tensor (`B` of `B, L = x.shape`)."""
+
+    dim: Dim
 
 
 @dataclass(frozen=True)
@@ -145,6 +161,7 @@ class Obj:
     inplace_at: cst.CSTNode | None = field(default=None, repr=False)  # `m.inplace = True`
     torch_layer: bool = False
     parameters: tuple[str, ...] = ()  # a torch layer's parameter attributes
+    layer_shape: object = field(default=None, repr=False)  # its shape transfer (shapes.py)
     _parameter_storages: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -197,7 +214,7 @@ class ClassRef:
     info: ClassInfo
 
 
-Value = Tensor | Const | Seq | Mapping | Obj | Parameters | Optimizer | Function | ClassRef
+Value = Tensor | Const | Size | Seq | Mapping | Obj | Parameters | Optimizer | Function | ClassRef
 
 
 def join(a: Value | None, b: Value | None) -> Value | None:
@@ -218,14 +235,17 @@ def join(a: Value | None, b: Value | None) -> Value | None:
                 leaf_view=a.leaf_view and b.leaf_view,
                 dtype=dtype,
                 graph=a.graph if a.graph is b.graph else None,
+                shape=a.shape if a.shape == b.shape else None,
             )
         described = a.described if a.described == b.described else ""
+        shape = a.shape if a.shape == b.shape else None
         return Tensor(
             new_storage(),
             grad,
             is_tensor=a.is_tensor and b.is_tensor,
             dtype=dtype,
             described=described,
+            shape=shape,
         )
     if isinstance(a, Obj) and isinstance(b, Obj) and a.kind == b.kind:
         return a

@@ -1,11 +1,7 @@
-"""Symbolic shape inference: `FileContext.shapes.shape_of(node, function)`.
+"""Symbolic dims and shapes: `model` holds them and torch's shape algebra, `witness`
+turns them into concrete sizes. The interpreter computes them for each tensor
+(analysis/dataflow/shapes.py)."""
 
-`model` holds dims, shapes and torch's shape algebra; `flow` interprets one function
-body; `file` caches one analysis per function of a file, built on the first query.
-"""
-
-from gradlint.analysis.shapes.file import FileShapes
-from gradlint.analysis.shapes.flow import Conflict, FunctionShapes, Layer
 from gradlint.analysis.shapes.model import Prod, Shape, Sym
 
-__all__ = ["Conflict", "FileShapes", "FunctionShapes", "Layer", "Prod", "Shape", "Sym"]
+__all__ = ["Prod", "Shape", "Sym"]

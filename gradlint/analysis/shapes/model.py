@@ -25,6 +25,7 @@ class Sym:
 
     name: str
     opaque: bool = False
+    uid: int = 0  # tells apart sizes named alike (`B` of two unpacked shapes)
 
     def __str__(self) -> str:
         return "?" if self.opaque else self.name
@@ -47,6 +48,11 @@ Dim = int | Sym | Prod
 
 def fresh(hint: str = "") -> Sym:
     return Sym(f"?{hint}{next(_fresh_ids)}", opaque=True)
+
+
+def named(name: str) -> Sym:
+    """A size the code names (`B, L, H, D = x.shape`), distinct from any other."""
+    return Sym(name, uid=next(_fresh_ids))
 
 
 def factors(dim: Dim) -> tuple[int, Counter]:
@@ -122,6 +128,10 @@ class Shape:
     min_rank: int = 0
     lead: Dim | None = None
     dense: bool = False  # contiguous although the rank is unknown (a fresh topk result)
+    # dims narrowed (a piece of split / chunk / narrow / a slice) below the stride of the
+    # dim just outside them in memory: merging the two cannot be a view
+    gaps: frozenset[int] = frozenset()
+    swap: tuple[int, int] | None = None  # rank unknown: a dense tensor with these dims swapped
     origin: cst.CSTNode | None = field(default=None, compare=False)  # reshape that made it
 
     @classmethod
@@ -309,16 +319,37 @@ def out_of_order_merge(shape: Shape, new: list[Dim]) -> list[int] | None:
     for olds, _news in groups:
         for a, b in itertools.pairwise(olds):
             low, high = shape.order[a], shape.order[b]
-            if high < low or any(low < shape.order[c] < high for c in sized):
+            if high < low or any(low < shape.order[c] < high for c in sized) or b in shape.gaps:
                 return olds
     return None
+
+
+def swapped_merge(shape: Shape, sizes: list[Dim | None]) -> bool:
+    """A view of a tensor of unknown rank whose dims a and b were swapped, merging both:
+    `x.transpose(1, 2).view(x.size(0), -1)` fails at every rank (sizes taken > 1)."""
+    if shape.dims is not None or shape.swap is None or -1 not in sizes:
+        return False
+    if sizes == [-1]:
+        return True
+    return sizes == [shape.lead, -1] and shape.lead is not None and shape.swap[0] >= 1
+
+
+def reordered(old: tuple[Dim, ...], new: list[Dim]) -> bool:
+    """The same sizes in another order (`(B, L, H, D) -> (B, H, L, D)`, rank >= 3): a view
+    that reinterprets memory where a permute was meant. The moved sizes must be ones the
+    code tells apart (distinct, not 1)."""
+    if len(old) != len(new) or len(old) < 3 or list(old) == new or Counter(old) != Counter(new):
+        return False
+    moved = [d for d, n in zip(old, new, strict=True) if d != n]
+    return 1 not in moved and len(set(moved)) == len(moved)
 
 
 def permuted(shape: Shape, perm: list[int]) -> Shape | None:
     if shape.dims is None or sorted(perm) != list(range(len(shape.dims))):
         return None
     order = tuple(shape.order[p] for p in perm) if shape.order is not None else None
-    return Shape(tuple(shape.dims[p] for p in perm), order)
+    gaps = frozenset(j for j, p in enumerate(perm) if p in shape.gaps)
+    return Shape(tuple(shape.dims[p] for p in perm), order, gaps=gaps)
 
 
 def reduced(shape: Shape, dims: list[int] | None, keepdim: bool) -> Shape | None:

@@ -31,13 +31,15 @@ class Concretizer:
     def tensor(self, shape: Shape, extra: str = "") -> str:
         """`torch.randn(...)` text building a tensor of this shape and memory layout."""
         dims = self.dims(shape.dims)
+        wide = [d + 1 if i in shape.gaps else d for i, d in enumerate(dims)]
+        narrowed = "".join(f".narrow({i}, 0, {dims[i]})" for i in sorted(shape.gaps))
         order = shape.order or tuple(range(len(dims)))
         if order == tuple(range(len(dims))):
-            return f"torch.randn({_tuple(dims)}{extra})"
+            return f"torch.randn({_tuple(wide)}{extra}){narrowed}"
         base = [0] * len(dims)
         for i, position in enumerate(order):
-            base[position] = dims[i]
-        return f"torch.randn({_tuple(base)}{extra}).permute{_tuple(order)}"
+            base[position] = wide[i]
+        return f"torch.randn({_tuple(base)}{extra}).permute{_tuple(order)}{narrowed}"
 
 
 def _tuple(values) -> str:

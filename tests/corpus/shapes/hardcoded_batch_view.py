@@ -13,7 +13,7 @@ class Net(nn.Module):
 
     def forward(self, x):
         x = x.view(BATCH_SIZE, -1)  # expect: GL403
-        return self.fc(x)
+        return self.fc(x)  # expect: GL404
 
 
 Net()(torch.randn(10, 3, 8, 8))

@@ -1,33 +1,33 @@
-"""Abstract interpretation of one function body (or the module body) over shapes.
+"""Shapes and memory layouts of the interpreter's tensors, and the conflicts torch raises.
 
-Statements are walked in order; every expression's value is recorded against its node,
-so a rule can ask `shape_of(node)` afterwards. `if` branches are joined (equal values
-survive, others become unknown) and loops are iterated until the environment is stable.
-Operations whose known shapes cannot fit are recorded as `Conflict`s for the rules.
+The interpreter (interpreter.py) asks `ShapeFlow.refine` about every expression it has
+evaluated, with the values of its parts: a tensor gets its symbolic shape (the algebra
+is analysis/shapes/model.py), `x.shape` / `x.size(i)` give dims (`Const` ints or `Size`
+symbols), a layer built by `nn.Linear(...)` gets its shape transfer. Operations whose
+known shapes cannot fit are recorded as `ShapeConflict` events (GL301/302, GL401-404).
+Unknown stays unknown: every transfer answers None unless the result is proven.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
 
 import libcst as cst
 
 from gradlint.analysis import torch_ops
-from gradlint.analysis.context import ClassInfo, ModuleIndex, literal_value
-from gradlint.analysis.names import ImportTable, dotted
+from gradlint.analysis.context import literal_value
+from gradlint.analysis.dataflow.events import ShapeConflict as Conflict
+from gradlint.analysis.dataflow.values import Const, Grad, Obj, Seq, Size, Tensor, new_storage
+from gradlint.analysis.names import ImportTable
 from gradlint.analysis.shapes import model
 from gradlint.analysis.shapes.model import Dim, Prod, Shape, Sym
 from gradlint.analysis.walk import iter_nodes
 
 BATCH = Sym("batch")
 _RESHAPES = frozenset({"view", "reshape"})
-JAXTYPING_KINDS = frozenset(
-    {"Float", "Int", "Bool", "Shaped", "Real", "Num", "Integer", "Inexact", "Complex", "UInt"}
-)
-_MAX_LOOP_ROUNDS = 6
 _ABSENT = object()  # a slice bound that was not written
-_OWN_SCOPES = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
 @dataclass(frozen=True)
@@ -38,25 +38,7 @@ class Layer:
     args: tuple = ()
 
 
-@dataclass(frozen=True)
-class SelfRef:
-    """`self`, or an instance of an nn.Module class defined in the file."""
-
-    owner: ClassInfo
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """Known shapes that torch will reject (or silently mis-handle) at `node`."""
-
-    kind: str
-    node: cst.CSTNode
-    operands: tuple
-    op: str = ""
-    extra: tuple = field(default=())
-
-
-Value = Any  # Shape | int | Sym | Prod | tuple | Layer | SelfRef | str | None
+Value = Any  # what the transfer functions read: Shape | int | Sym | Prod | tuple | str | None
 
 
 def as_dim(value: Value) -> Dim | None:
@@ -90,32 +72,6 @@ def _literal_bool(expr: cst.BaseExpression | None) -> bool | None:
     return None
 
 
-def _terminates(block: cst.BaseSuite) -> bool:
-    """The block always leaves (return / raise / continue / break) at its end."""
-    body = getattr(block, "body", ())
-    if not body:
-        return False
-    last = body[-1]
-    if isinstance(last, cst.SimpleStatementLine):
-        return any(
-            isinstance(s, cst.Return | cst.Raise | cst.Continue | cst.Break) for s in last.body
-        )
-    return False
-
-
-def _assigned_names(node: cst.CSTNode) -> set[str]:
-    """Every plain name a statement may bind or delete (targets, `del`, `global`, ...)."""
-    names = set()
-    for child in iter_nodes(node):
-        if isinstance(child, cst.Name):
-            names.add(child.value)
-    return names
-
-
-def join_env(a: dict, b: dict) -> dict:
-    return {name: value for name, value in a.items() if name in b and b[name] == value}
-
-
 @dataclass
 class Args:
     """A call's arguments with their evaluated values."""
@@ -146,316 +102,355 @@ class Args:
         return Args(self.positional[1:], self.keywords, self.complete)
 
 
-class FileView(Protocol):
-    """What a function's interpretation reads of its file: `FileShapes` (file.py) is one."""
+_MISSING = object()  # a part the interpreter did not evaluate this time
 
-    imports: ImportTable
-    index: ModuleIndex
-    constants: dict[str, int]
-    collecting_init: bool  # running `__init__`: `self.x = ...` are recorded in init_attrs
-    init_attrs: dict[str, Value]
-
-    def annotation_shape(self, annotation: cst.BaseExpression) -> Shape | None: ...
-
-    def attributes(self, owner: ClassInfo) -> dict[str, Value]: ...
+Part = Callable[[cst.CSTNode], Any]  # the value of a sub-expression just evaluated
 
 
-class FunctionShapes:
-    """Shapes of every expression of one function body, and the conflicts found there."""
+@dataclass(frozen=True)
+class Pieces:
+    """The shapes of the views chunk / split / unbind return (`any_length`: all alike)."""
 
-    def __init__(self, shapes: FileView, body: list[cst.CSTNode], env: dict) -> None:
-        self.shapes = shapes
-        self.imports = shapes.imports
-        self.values: dict[cst.CSTNode, Value] = {}
-        self.conflicts: dict[cst.CSTNode, dict[str, Conflict]] = {}
-        self._block(body, env)
+    shapes: tuple[Shape, ...]
+    any_length: bool = False
 
-    # -- queries ------------------------------------------------------------------------
 
-    def value_of(self, node: cst.CSTNode) -> Value:
-        return self.values.get(node)
+def shape_value(value) -> Value:
+    """What the transfer functions read of an interpreter value."""
+    if isinstance(value, Tensor):
+        return value.shape
+    if isinstance(value, Const):
+        inner = value.value
+        return inner if isinstance(inner, int | str) and not isinstance(inner, bool) else None
+    if isinstance(value, Size):
+        return value.dim
+    if isinstance(value, Seq) and not value.any_length:
+        return tuple(shape_value(item) for item in value.items)
+    return None
 
-    def conflicts_at(self, node: cst.CSTNode) -> list[Conflict]:
-        return list(self.conflicts.get(node, {}).values())
 
-    def shape_of(self, node: cst.CSTNode) -> Shape | None:
-        value = self.values.get(node)
-        return value if isinstance(value, Shape) else None
+def as_value(dims) -> Const | Size | Seq | None:
+    """A dim (or a tuple of dims) as an interpreter value."""
+    if isinstance(dims, bool):
+        return None
+    if isinstance(dims, int):
+        return Const(dims)
+    if isinstance(dims, Sym | Prod):
+        return Size(dims)
+    if isinstance(dims, tuple):
+        return Seq(tuple(as_value(d) for d in dims))
+    return None
 
-    # -- statements ---------------------------------------------------------------------
 
-    def _block(self, statements, env: dict) -> None:
-        for statement in statements:
-            self._statement(statement, env)
+def _tensor_with(value, shape: Shape):
+    if isinstance(value, Tensor):
+        return replace(value, shape=shape)
+    return Tensor(new_storage(), Grad.UNKNOWN, shape=shape)
 
-    def _statement(self, statement: cst.CSTNode, env: dict) -> None:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                self._small(small, env)
-        elif isinstance(statement, cst.If):
-            self._if(statement, env)
-        elif isinstance(statement, cst.For):
-            self.ev(statement.iter, env)
-            self._loop(statement.body.body, env, statement.target)
-            if statement.orelse is not None:
-                self._block(statement.orelse.body.body, env)
-        elif isinstance(statement, cst.While):
-            self.ev(statement.test, env)
-            self._loop(statement.body.body, env, None)
-        elif isinstance(statement, cst.With):
-            for item in statement.items:
-                self.ev(item.item, env)
-                if item.asname is not None:
-                    self._unbind(item.asname.name, env)
-            self._block(statement.body.body, env)
-        elif isinstance(statement, cst.Try):
-            self._try(statement, env)
-        elif isinstance(statement, cst.FunctionDef | cst.ClassDef):
-            env.pop(statement.name.value, None)
-        else:  # match and other statements: whatever they bind becomes unknown
-            for name in _assigned_names(statement):
-                env.pop(name, None)
 
-    def _small(self, small: cst.CSTNode, env: dict) -> None:
-        if isinstance(small, cst.Assign):
-            value = self.ev(small.value, env)
-            for target in small.targets:
-                self._bind(target.target, value, env)
-        elif isinstance(small, cst.AnnAssign):
-            value = self.ev(small.value, env) if small.value is not None else None
-            annotated = self.shapes.annotation_shape(small.annotation.annotation)
-            self._bind(small.target, annotated or value, env)
-        elif isinstance(small, cst.AugAssign):
-            value = self._binary(small, small.target, small.operator, small.value, env)
-            self._bind(small.target, value, env)
-        elif isinstance(small, cst.Expr | cst.Return) and small.value is not None:
-            self.ev(small.value, env)
-        else:  # del, global, import, ...: names they touch become unknown
-            for name in _assigned_names(small):
-                env.pop(name, None)
+def shapes_differ(a: Shape, b: Shape) -> bool:
+    """torch's `_make_grads` demands the gradient's shape to equal the output's exactly."""
+    if a.dims is None or b.dims is None:
+        return False
+    if len(a.dims) != len(b.dims):
+        return True
+    return any(model.provably_different(x, y) for x, y in zip(a.dims, b.dims, strict=True))
 
-    def _if(self, statement: cst.If, env: dict) -> None:
-        self.ev(statement.test, env)
-        taken = dict(env)
-        self._block(statement.body.body, taken)
-        other = dict(env)
-        if isinstance(statement.orelse, cst.If):
-            self._if(statement.orelse, other)
-        elif statement.orelse is not None:
-            self._block(statement.orelse.body.body, other)
-        if _terminates(statement.body):
-            result = other
-        elif isinstance(statement.orelse, cst.Else) and _terminates(statement.orelse.body):
-            result = taken
-        else:
-            result = join_env(taken, other)
-        env.clear()
-        env.update(result)
 
-    def _loop(self, body, env: dict, target: cst.BaseExpression | None) -> None:
-        entry = dict(env)
-        for _ in range(_MAX_LOOP_ROUNDS):
-            current = dict(entry)
-            if target is not None:
-                self._unbind(target, current)
-            self._block(body, current)
-            joined = join_env(entry, current)
-            if joined == entry:
-                break
-            entry = joined
-        env.clear()
-        env.update(entry)
+def provably_not_scalar(shape: Shape) -> bool:
+    """numel() != 1 for sure: some dim is an integer (or a multiple) greater than 1."""
+    if shape.dims is None:
+        return False
+    for dim in shape.dims:
+        coefficient = dim if isinstance(dim, int) else getattr(dim, "coef", 1)
+        if coefficient > 1:
+            return True
+    return False
 
-    def _try(self, statement: cst.Try, env: dict) -> None:
-        before = dict(env)
-        self._block(statement.body.body, env)
-        result = join_env(before, env)
-        for handler in statement.handlers:
-            branch = dict(result)
-            self._block(handler.body.body, branch)
-            result = join_env(result, branch)
-        if statement.orelse is not None:
-            self._block(statement.orelse.body.body, result)
-        if statement.finalbody is not None:
-            self._block(statement.finalbody.body.body, result)
-        env.clear()
-        env.update(result)
 
-    def _bind(self, target: cst.BaseExpression, value: Value, env: dict) -> None:
-        if isinstance(target, cst.Name):
-            if value is None:
-                env.pop(target.value, None)
-            else:
-                env[target.value] = value
-        elif isinstance(target, cst.Tuple | cst.List):
-            elements = target.elements
-            fits = isinstance(value, tuple) and len(value) == len(elements)
-            for i, element in enumerate(elements):
-                if isinstance(element, cst.StarredElement):
-                    self._unbind(element.value, env)
-                    fits = False
+def module_constants(module: cst.Module) -> dict[str, int]:
+    """`NAME = <int>` assignments at module level (the last one; gone if rebound)."""
+    constants: dict[str, int] = {}
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)
+            ):
+                value = literal_int(small.value)
+                name = small.targets[0].target.value
+                if value is not None:
+                    constants[name] = value
                 else:
-                    self._bind(element.value, value[i] if fits else None, env)
-        elif isinstance(target, cst.Attribute) and self.shapes.collecting_init:
-            name = dotted(target)
-            if name and name.startswith("self.") and name.count(".") == 1 and value is not None:
-                self.shapes.init_attrs[name[5:]] = value
+                    constants.pop(name, None)
+    return constants
 
-    def _unbind(self, target: cst.BaseExpression, env: dict) -> None:
-        self._bind(target, None, env)
+
+class ShapeFlow:
+    """The shape part of the interpreter: refines the values it computes, records conflicts."""
+
+    def __init__(self, imports: ImportTable, module: cst.Module) -> None:
+        self.imports = imports
+        self.constants = module_constants(module)
+        self.conflicts: dict[cst.CSTNode, dict[str, Conflict]] = {}
+        self.module = module
+        self._calls: dict[str, list[cst.Call]] | None = None
+
+    # -- entry points ---------------------------------------------------------------------
+
+    def constant(self, name: str) -> Const | None:
+        value = self.constants.get(name)
+        return Const(value) if value is not None else None
+
+    def constructor_arguments(self, class_name: str, init: cst.FunctionDef) -> dict[str, Const]:
+        """The `__init__` arguments every call of the class in the file passes as the same
+        int literal (`MyModule(20, 5)`): a method analysed on its own sees those sizes."""
+        if self._calls is None:
+            self._calls = {}
+            for node in iter_nodes(self.module):
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+                    self._calls.setdefault(node.func.value, []).append(node)
+        calls = self._calls.get(class_name, [])
+        params = [p.name.value for p in init.params.params[1:]]
+        seen: dict[str, set] = {}
+        for call in calls:
+            for position, arg in enumerate(call.args):
+                if arg.star:
+                    return {}
+                if arg.keyword is not None:
+                    name = arg.keyword.value
+                elif position < len(params):
+                    name = params[position]
+                else:
+                    continue
+                seen.setdefault(name, set()).add(literal_int(arg.value))
+        return {
+            name: Const(values.pop())
+            for name, values in seen.items()
+            if len(values) == 1
+            and None not in values
+            and len(calls) == _count_binding(calls, name, params)
+        }
+
+    def argument(self) -> Shape:
+        """A `forward()` argument of an entry module: batch first, dense, rank unknown."""
+        return Shape(None, None, lead=BATCH, dense=True)
+
+    def unpacked(self, tensor: Tensor, names: list[str | None]) -> tuple[Tensor, Seq] | None:
+        """`B, L, H, D = x.shape` of a tensor of unknown rank: x has that rank, each name a
+        size of its own (so `x.view(B, H, L, D)` is seen to reorder x's dims)."""
+        shape = tensor.shape
+        if shape is None or shape.dims is not None or len(names) < max(shape.min_rank, 1):
+            return None
+        dims = tuple(
+            shape.lead if i == 0 and shape.lead is not None else model.named(name or "?")
+            for i, name in enumerate(names)
+        )
+        order = tuple(range(len(dims))) if shape.dense and shape.swap is None else None
+        refined = replace(tensor, shape=Shape(dims, order))
+        return refined, as_value(dims)
+
+    def shape_read(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The tensor `expr` reads the whole shape of (`x.shape`, `x.size()`)."""
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "shape":
+            return expr.value
+        if (
+            isinstance(expr, cst.Call)
+            and not expr.args
+            and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value == "size"
+        ):
+            return expr.func.value
+        return None
+
+    def layer_output(self, call: cst.Call, layer: Obj, positional: list, value):
+        """The output of a torch layer called on `positional`."""
+        if not isinstance(layer.layer_shape, Layer) or not positional:
+            return value
+        args = Args([(call, shape_value(v)) for v in positional], {}, True)
+        return self._result(value, self._layer_call(call, layer.layer_shape, args))
+
+    def refine(self, expr: cst.BaseExpression, value, part: Part):
+        """`value`, computed by the interpreter for `expr`, with what shapes prove."""
+        if value is None:
+            literal = literal_int(expr)
+            if literal is not None:
+                return Const(literal)
+        if isinstance(expr, cst.Call):
+            return self._call(expr, value, part)
+        if isinstance(expr, cst.Attribute):
+            return self._attribute(expr, value, part)
+        if isinstance(expr, cst.Subscript):
+            return self._subscript(expr, value, part)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._binary(expr, value, part)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(value, Tensor):
+            operand = part(expr.expression)
+            if isinstance(operand, Tensor) and operand.shape is not None:
+                return replace(value, shape=operand.shape)
+        return value
 
     # -- expressions ----------------------------------------------------------------------
 
-    def ev(self, node: cst.BaseExpression | None, env: dict) -> Value:
-        if node is None:
-            return None
-        value = self._expression(node, env)
-        if value is None:
-            self.values.pop(node, None)
-        else:
-            self.values[node] = value
+    def _result(self, value, result):
+        """`value` refined by a transfer function's answer."""
+        if isinstance(result, Shape):
+            return _tensor_with(value, result)
+        if isinstance(result, Pieces):
+            if not isinstance(value, Seq) or not isinstance(value.item(0), Tensor):
+                return value
+            item = value.item(0)
+            return Seq(tuple(replace(item, shape=s) for s in result.shapes), result.any_length)
+        if (
+            isinstance(result, tuple)
+            and len(result) == 2
+            and all(isinstance(r, Shape) for r in result)
+        ):
+            values = _tensor_with(value if isinstance(value, Tensor) else None, result[0])
+            indices = Tensor(new_storage(), Grad.OFF, is_tensor=True, shape=result[1])
+            return Seq((values, indices))
+        dims = as_value(result)
+        return dims if dims is not None else value
+
+    def _attribute(self, expr: cst.Attribute, value, part: Part):
+        base = part(expr.value)
+        if not isinstance(base, Tensor) or base.shape is None:
+            return value
+        shape, name = base.shape, expr.attr.value
+        if name == "shape":
+            return as_value(shape.dims) if shape.dims is not None else value
+        if name in ("data", "real"):
+            return _tensor_with(value, shape) if isinstance(value, Tensor) else value
+        if name == "T" and shape.rank is not None:
+            return self._result(value, self._permute(shape, list(range(shape.rank - 1, -1, -1))))
+        if name == "mT":
+            return self._result(value, self._transpose(shape, -2, -1))
         return value
 
-    def _expression(self, node: cst.BaseExpression, env: dict) -> Value:
-        literal = literal_int(node)
-        if literal is not None:
-            return literal
-        if isinstance(node, cst.Name):
-            if node.value in env:
-                return env[node.value]
-            return self.shapes.constants.get(node.value)
-        if isinstance(node, cst.Attribute):
-            return self._attribute(node, env)
-        if isinstance(node, cst.Call):
-            return self._call(node, env)
-        if isinstance(node, cst.BinaryOperation):
-            return self._binary(node, node.left, node.operator, node.right, env)
-        if isinstance(node, cst.Subscript):
-            return self._subscript(node, env)
-        if isinstance(node, cst.Tuple | cst.List):
-            items = [self.ev(e.value, env) for e in node.elements]
-            if any(isinstance(e, cst.StarredElement) for e in node.elements):
-                return None
-            return tuple(items)
-        if isinstance(node, cst.IfExp):
-            self.ev(node.test, env)
-            body, orelse = self.ev(node.body, env), self.ev(node.orelse, env)
-            return body if body == orelse else None
-        if isinstance(node, cst.SimpleString):
-            return literal_str(node)
-        if isinstance(node, _OWN_SCOPES):
-            return None  # their names are not this function's: never read them from env
-        if isinstance(node, cst.NamedExpr):
-            value = self.ev(node.value, env)
-            self._bind(node.target, value, env)
+    def _subscript(self, expr: cst.Subscript, value, part: Part):
+        base = part(expr.value)
+        if not isinstance(base, Tensor) or base.shape is None or not isinstance(value, Tensor):
             return value
-        for child in node.children:  # still record what is inside (comprehensions, ...)
-            if isinstance(child, cst.BaseExpression):
-                self.ev(child, env)
-        return None
-
-    def _attribute(self, node: cst.Attribute, env: dict) -> Value:
-        name = node.attr.value
-        base = self.ev(node.value, env)
-        if isinstance(base, SelfRef):
-            return self.shapes.attributes(base.owner).get(name)
-        if not isinstance(base, Shape):
-            return None
-        if name == "shape":
-            return base.dims
-        if name in ("data", "real"):
-            return base
-        if name == "T":
-            return self._permute(base, list(range((base.rank or 0) - 1, -1, -1)))
-        if name == "mT":
-            return self._transpose(base, -2, -1)
-        return None
-
-    def _binary(self, node, left_expr, operator, right_expr, env: dict) -> Value:
-        left = self.ev(left_expr, env)
-        right = self.ev(right_expr, env)
-        if isinstance(operator, cst.MatrixMultiply | cst.MatrixMultiplyAssign):
-            return self._matmul(node, "@", left, right)
-        left_dim, right_dim = as_dim(left), as_dim(right)
-        if left_dim is not None and right_dim is not None:
-            return _dim_arithmetic(operator, left_dim, right_dim)
-        if isinstance(left, Shape) and isinstance(right, Shape):
-            return self._broadcast(node, _operator_name(operator), left, right)
-        tensor = left if isinstance(left, Shape) else right
-        scalar_expr = right_expr if tensor is left else left_expr
-        if isinstance(tensor, Shape) and _is_number(scalar_expr, left_dim or right_dim):
-            return _keep(tensor)
-        return None
-
-    def _subscript(self, node: cst.Subscript, env: dict) -> Value:
-        base = self.ev(node.value, env)
         indices = []
-        for element in node.slice:
+        for element in expr.slice:
             index = element.slice
             if isinstance(index, cst.Index):
-                indices.append(("index", self.ev(index.value, env), index.value))
+                indices.append(("index", shape_value(part(index.value)), index.value))
             else:
                 parts = (index.lower, index.upper, index.step)
-                bounds = [_ABSENT if b is None else self.ev(b, env) for b in parts]
+                bounds = [_ABSENT if b is None else shape_value(part(b)) for b in parts]
                 indices.append(("slice", bounds, index))
-        if isinstance(base, tuple) and len(indices) == 1 and indices[0][0] == "index":
-            position = as_dim(indices[0][1])
-            if isinstance(position, int) and -len(base) <= position < len(base):
-                return base[position]
-            return None
-        if isinstance(base, Shape):
-            return _index_tensor(base, indices)
-        return None
+        return self._result(value, _index_tensor(base.shape, indices))
 
-    # -- calls ----------------------------------------------------------------------------
+    def _binary(self, expr: cst.BinaryOperation, value, part: Part):
+        left, right = part(expr.left), part(expr.right)
+        lv, rv = shape_value(left), shape_value(right)
+        operator = expr.operator
+        if isinstance(operator, cst.MatrixMultiply):
+            return self._result(value, self._matmul(expr, "@", lv, rv))
+        left_dim, right_dim = as_dim(lv), as_dim(rv)
+        if left_dim is not None and right_dim is not None:
+            if isinstance(left, Size) or isinstance(right, Size):
+                return self._result(value, _dim_arithmetic(operator, left_dim, right_dim))
+            return value
+        if isinstance(lv, Shape) and isinstance(rv, Shape):
+            return self._result(value, self._broadcast(expr, _operator_name(operator), lv, rv))
+        tensor = lv if isinstance(lv, Shape) else rv
+        other = right if tensor is lv else left
+        number = isinstance(other, Size) or (
+            isinstance(other, Const) and type(other.value) in (int, float)
+        )
+        if isinstance(tensor, Shape) and number and isinstance(value, Tensor):
+            return _tensor_with(value, _keep(tensor))
+        return value
 
-    def _arguments(self, call: cst.Call, env: dict) -> Args:
+    def _arguments(self, call: cst.Call, part: Part) -> Args:
         positional, keywords, complete = [], {}, True
         for arg in call.args:
-            value = self.ev(arg.value, env)
+            value = part(arg.value)
             if arg.star == "*":
-                if isinstance(value, tuple):
-                    positional.extend((arg.value, item) for item in value)
+                if isinstance(value, Seq) and not value.any_length:
+                    positional.extend((arg.value, shape_value(v)) for v in value.items)
                 else:
                     complete = False
             elif arg.star == "**":
                 complete = False
             elif arg.keyword is not None:
-                keywords[arg.keyword.value] = (arg.value, value)
+                keywords[arg.keyword.value] = (arg.value, shape_value(value))
             else:
-                positional.append((arg.value, value))
+                positional.append((arg.value, shape_value(value)))
         return Args(positional, keywords, complete)
 
-    def _call(self, node: cst.Call, env: dict) -> Value:
+    def _call(self, node: cst.Call, value, part: Part):
         func = node.func
         qualified = self.imports.resolve(func)
-        args = self._arguments(node, env)
+        args = self._arguments(node, part)
+        self._backward(node, qualified, part)
+        if isinstance(value, Obj) and value.torch_layer and value.constructor is node:
+            value.layer_shape = _layer(value.kind.rpartition(".")[2], args)
+            return value
         if qualified is not None and qualified.startswith("torch."):
-            return self._torch_function(node, qualified, args)
-        if isinstance(func, cst.Attribute):
-            receiver = self.ev(func.value, env)
-            if receiver is None and func.attr.value in torch_ops.SHAPE_TENSOR_ONLY_METHODS:
-                receiver = Shape.unknown()
-            full_reduction = func.attr.value in ("mean", "sum") and not node.args
-            if receiver is None and full_reduction:
-                receiver = Shape.unknown()  # `.mean()` of anything is 0-dim
-            if isinstance(receiver, Shape):
-                return self._method(node, func.attr.value, receiver, args)
-        if isinstance(func, cst.Name) and func.value not in env:
-            owner = self.shapes.index.by_name.get(func.value)
-            if owner is not None and owner.is_module:
-                return SelfRef(owner)  # an instance: its attributes come from `__init__`
-        callee = self.ev(func, env)
-        if isinstance(callee, Layer) and args.positional:
-            return self._layer_call(node, callee, args)
-        return None
+            return self._result(value, self._torch_function(node, qualified, args))
+        if not isinstance(func, cst.Attribute):
+            return value
+        receiver = part(func.value)
+        name = func.attr.value
+        shape = receiver.shape if isinstance(receiver, Tensor) else None
+        full_reduction = name in ("mean", "sum") and not node.args
+        tensor_only = name in torch_ops.SHAPE_TENSOR_ONLY_METHODS
+        if shape is None and (full_reduction or (isinstance(receiver, Tensor) and tensor_only)):
+            shape = Shape.unknown()  # `.mean()` of anything is 0-dim
+        if shape is None:
+            return value
+        return self._result(value, self._method(node, name, shape, args))
+
+    def _backward(self, call: cst.Call, qualified: str | None, part: Part) -> None:
+        """GL301 / GL302: a gradient whose shape differs from its output's, or none for an
+        output that is not a scalar."""
+        if any(arg.star for arg in call.args):
+            return
+        func = call.func
+        if qualified == "torch.autograd.backward":
+            outputs, gradients = _argument(call, 0, "tensors"), _argument(call, 1, "grad_tensors")
+        elif qualified == "torch.autograd.grad":
+            outputs, gradients = _argument(call, 0, "outputs"), _argument(call, 2, "grad_outputs")
+        elif (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "backward"
+            and qualified is None
+            and isinstance(part(func.value), Tensor)
+        ):
+            outputs, gradients = func.value, _argument(call, 0, "gradient")
+        else:
+            return
+        if outputs is None:
+            return
+        out = _elements(outputs, part)
+        if gradients is None or part(gradients) == Const(None):
+            for expr, tensor in out:
+                shape = tensor.shape if isinstance(tensor, Tensor) else None
+                if shape is not None and provably_not_scalar(shape):
+                    self._record(Conflict("implicit", call, (shape,), extra=(expr,)))
+            return
+        grads = _elements(gradients, part)
+        if len(out) != len(grads):
+            return
+        for (expr, tensor), (gradient, grad) in zip(out, grads, strict=True):
+            if not isinstance(tensor, Tensor) or not isinstance(grad, Tensor):
+                continue
+            if tensor.shape is None or grad.shape is None:
+                continue
+            if shapes_differ(tensor.shape, grad.shape):
+                extra = (expr, gradient)
+                self._record(Conflict("gradient", call, (tensor.shape, grad.shape), extra=extra))
 
     def _torch_function(self, node: cst.Call, qualified: str, args: Args) -> Value:
         namespace, _, name = qualified.rpartition(".")
         if name == "Parameter":
             return args.get(0, "data")
-        if namespace == "torch.nn":
-            return _layer(name, args)
         if namespace not in ("torch", "torch.nn.functional"):
             return None
         factory = _factory(name, args)
@@ -467,6 +462,16 @@ class FunctionShapes:
             return self._matmul(node, name, args.get(0), args.get(1))
         if name == "linear":
             return self._linear(node, args.get(0), args.get(1), "F.linear")
+        pool = torch_ops.SHAPE_POOL_FUNCTIONS.get(name)
+        first = args.get(0, "input")
+        if pool is not None and isinstance(first, Shape):
+            kind, spatial = pool
+            rest = args.shifted()
+            if kind == "adaptive":
+                return _pooled(
+                    first, spatial, None, _tuple_arg(rest.get(0, "output_size"), spatial)
+                )
+            return _pooled(first, spatial, _window(rest, spatial, 0, kernel="kernel_size"), None)
         if name in torch_ops.SHAPE_LOSSES:
             return _loss(name, args.get(0, "input"), args.get(1, "target"), args, 2)
         first = args.get(0, "input")
@@ -564,7 +569,13 @@ class FunctionShapes:
             self._record(Conflict("reshape_count", node, (shape,), name, (tuple(sizes), clash)))
             return None
         self._note_batch_literal(node, name, shape, args)
+        if name == "view" and model.swapped_merge(shape, sizes):
+            merged = (shape.lead, "...") if sizes != [-1] else ("...",)
+            self._record(Conflict("view_order", node, (shape,), name, (tuple(sizes), merged)))
+            return None
         new = model.resolve_view_sizes(shape, sizes)
+        if new is not None and shape.dims is not None and model.reordered(shape.dims, new):
+            self._record(Conflict("reordered", node, (shape,), name, (tuple(new),)))
         if new is None:
             if any(s is None for s in sizes):
                 return None
@@ -614,7 +625,7 @@ class FunctionShapes:
             return
         written = first.value if isinstance(first, cst.Name) else None
         hard_coded = isinstance(first, cst.Integer) or (
-            written is not None and written.isupper() and written in self.shapes.constants
+            written is not None and written.isupper() and written in self.constants
         )
         if hard_coded:
             self._record(Conflict("batch_literal", node, (shape,), name, (size, written or "")))
@@ -632,16 +643,22 @@ class FunctionShapes:
         if layer.kind == "embedding" and x.dims is not None:
             return Shape.contiguous(x.dims + (layer.args[1],))
         if layer.kind == "conv" and x.rank == layer.args[2] + 2:
-            return Shape.contiguous(
-                (x.dims[0], layer.args[1]) + tuple(model.fresh() for _ in range(layer.args[2]))
-            )
+            in_channels, out_channels, spatial, window = layer.args
+            if model.provably_different(x.dims[1], in_channels):
+                return None  # torch raises; not this rule's concern
+            return Shape.contiguous((x.dims[0], out_channels) + _windowed(x.dims[2:], window))
+        if layer.kind == "pool":
+            return _pooled(x, *layer.args)
         if layer.kind == "flatten":
             return _flatten(x, layer.args[0], layer.args[1])
         return None
 
     def _transpose(self, shape: Shape, a: int, b: int) -> Shape | None:
         if shape.rank is None:
-            return None
+            if not shape.dense or shape.swap is not None or min(a, b) < 0 or a == b:
+                return None  # a layout is claimed for dense tensors of unknown rank only
+            lead = shape.lead if min(a, b) > 0 else None
+            return Shape(None, lead=lead, min_rank=max(a, b) + 1, swap=(min(a, b), max(a, b)))
         first, second = model.normalize_dim(a, shape.rank), model.normalize_dim(b, shape.rank)
         if first is None or second is None:
             return None
@@ -668,8 +685,9 @@ def _is_number(expr: cst.BaseExpression | None, dim: Dim | None) -> bool:
 
 
 def _keep(shape: Shape) -> Shape:
-    """An elementwise result: same shape and layout, provenance kept for GL403."""
-    return shape
+    """An elementwise result: same shape and layout (dense again: no gaps), provenance
+    kept for GL403."""
+    return replace(shape, gaps=frozenset()) if shape.gaps else shape
 
 
 def _dim_arithmetic(operator, a: Dim, b: Dim) -> Dim | None:
@@ -824,6 +842,72 @@ def _loss(function: str, x: Value, target: Value, args: Args | None, reduction) 
     return None
 
 
+def _tuple_arg(value, count: int) -> tuple | None:
+    """An int-or-tuple argument (`kernel_size=3`, `(3, 3)`) as `count` ints, or None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value,) * count
+    if isinstance(value, tuple) and len(value) == count and all(type(v) is int for v in value):
+        return value
+    return None
+
+
+def _window(args: Args, spatial: int, first: int, kernel: str, stride_default=None):
+    """(kernel, stride, padding, dilation, ceil_mode) of a conv or pool, each per spatial
+    dim; None when one is not known. Positions count from the kernel size (`first`)."""
+    if not args.complete:
+        return None
+    size = _tuple_arg(args.get(first, kernel), spatial)
+    stride = (
+        _tuple_arg(args.get(first + 1, "stride"), spatial)
+        if args.has(first + 1, "stride")
+        else None
+    )
+    if stride is None:
+        written = args.expr(first + 1, "stride")
+        if written is not None and not (isinstance(written, cst.Name) and written.value == "None"):
+            return None
+        stride = (stride_default,) * spatial if stride_default else size
+    padding = (
+        _tuple_arg(args.get(first + 2, "padding"), spatial)
+        if args.has(first + 2, "padding")
+        else (0,) * spatial
+    )
+    dilation = (
+        _tuple_arg(args.get(first + 3, "dilation"), spatial)
+        if args.has(first + 3, "dilation")
+        else (1,) * spatial
+    )
+    ceil = args.expr(None, "ceil_mode")
+    if ceil is not None and _literal_bool(ceil) is not False:
+        return None
+    if None in (size, stride, padding, dilation):
+        return None
+    return size, stride, padding, dilation
+
+
+def _windowed(dims: tuple, window) -> tuple:
+    """Spatial sizes after a conv / pool window: (n + 2p - d(k - 1) - 1) // s + 1."""
+    out = []
+    for position, dim in enumerate(dims):
+        if window is None or not isinstance(dim, int):
+            out.append(model.fresh())
+            continue
+        size, stride, padding, dilation = (part[position] for part in window)
+        span = dim + 2 * padding - dilation * (size - 1) - 1
+        out.append(span // stride + 1 if span >= 0 else model.fresh())
+    return tuple(out)
+
+
+def _pooled(x: Shape, spatial: int, window, output_size) -> Shape | None:
+    """A pool over the last `spatial` dims of a batched or unbatched input."""
+    if x.dims is None or len(x.dims) not in (spatial + 1, spatial + 2):
+        return None
+    head, tail = x.dims[:-spatial], x.dims[-spatial:]
+    if output_size is not None:
+        return Shape.contiguous(head + tuple(output_size))
+    return Shape.contiguous(head + _windowed(tail, window))
+
+
 def _layer(name: str, args: Args) -> Layer | None:
     if not args.complete:
         return None
@@ -837,7 +921,15 @@ def _layer(name: str, args: Args) -> Layer | None:
         channels = as_dim(args.get(0, "in_channels")), as_dim(args.get(1, "out_channels"))
         if None in channels:
             return None
-        return Layer("conv", (*channels, torch_ops.SHAPE_CONV_LAYERS[name]))
+        spatial = torch_ops.SHAPE_CONV_LAYERS[name]
+        window = _window(args, spatial, 2, kernel="kernel_size", stride_default=1)
+        return Layer("conv", (*channels, spatial, window))
+    pool = torch_ops.SHAPE_POOL_LAYERS.get(name)
+    if pool is not None:
+        kind, spatial = pool
+        if kind == "adaptive":
+            return Layer("pool", (spatial, None, _tuple_arg(args.get(0, "output_size"), spatial)))
+        return Layer("pool", (spatial, _window(args, spatial, 0, kernel="kernel_size"), None))
     if name in torch_ops.SHAPE_PRESERVING_LAYERS:
         return Layer("same")
     if name == "Flatten":
@@ -861,6 +953,8 @@ def _size_query(name: str, shape: Shape, args: Args) -> Value:
     if not args.positional and "dim" not in args.keywords:
         return shape.dims
     index = as_dim(args.get(0, "dim"))
+    if index == 0 and shape.dims is None:
+        return shape.lead
     if not isinstance(index, int) or shape.dims is None:
         return None
     position = model.normalize_dim(index, shape.rank)
@@ -900,7 +994,7 @@ def _reduction(shape: Shape, args: Args, dim_position: int) -> Shape | None:
     return model.reduced(shape, dims, bool(keepdim))
 
 
-def _value_index_reduction(node, flow: FunctionShapes, name: str, shape: Shape, args: Args):
+def _value_index_reduction(node, flow: ShapeFlow, name: str, shape: Shape, args: Args):
     other = args.get(0, "other")
     if isinstance(other, Shape):
         return flow._broadcast(node, name, shape, other)
@@ -1031,7 +1125,7 @@ def _sliced(shape: Shape, position: int, bounds: list) -> Shape | None:
     return Shape(tuple(dims), shape.order)
 
 
-def _shape_method(flow: FunctionShapes, node, name: str, shape: Shape, args: Args) -> Value:
+def _shape_method(flow: ShapeFlow, node, name: str, shape: Shape, args: Args) -> Value:
     """Layout-changing methods: transposes, (un)squeeze, flatten, expand, topk, ..."""
     if not args.complete:
         return None
@@ -1085,6 +1179,51 @@ def _shape_method(flow: FunctionShapes, node, name: str, shape: Shape, args: Arg
         return flow._unflatten(node, shape, args)
     if name == "argsort":
         return _keep(shape)
+    if name in ("chunk", "split", "unbind", "narrow"):
+        return _pieces(name, shape, args)
+    return None
+
+
+def _pieces(name: str, shape: Shape, args: Args) -> Pieces | Shape | None:
+    """The views chunk / split / unbind / narrow return: each piece of a dim cut in
+    several is narrower than the stride of the dim outside it in memory (a gap)."""
+    dim_position = {"chunk": 1, "split": 1, "unbind": 0, "narrow": 0}.get(name)
+    if dim_position is None or shape.dims is None:
+        return None
+    default = 0 if name != "narrow" else None
+    dim = as_dim(args.get(dim_position, "dim")) if args.has(dim_position, "dim") else default
+    if not isinstance(dim, int):
+        return None
+    position = model.normalize_dim(dim, len(shape.dims))
+    if position is None:
+        return None
+    size = shape.dims[position]
+
+    def piece(length: Dim) -> Shape:
+        dims = shape.dims[:position] + (length,) + shape.dims[position + 1 :]
+        return Shape(dims, shape.order, gaps=shape.gaps | {position})
+
+    if name == "unbind":
+        return Pieces((_drop_dims(shape, {position}),), any_length=True)
+    if name == "narrow":
+        length = as_dim(args.get(2, "length"))
+        if length is None:
+            return None
+        return (
+            piece(length)
+            if model.provably_different(length, size)
+            else Shape(shape.dims[:position] + (length,) + shape.dims[position + 1 :], shape.order)
+        )
+    if name == "chunk":
+        chunks = as_dim(args.get(0, "chunks"))
+        length = model.div(size, chunks) if isinstance(chunks, int) and chunks > 1 else None
+        return Pieces((piece(length),), any_length=True) if length is not None else None
+    sizes = args.get(0, "split_size_or_sections")
+    if isinstance(sizes, tuple) and len(sizes) > 1 and all(as_dim(d) is not None for d in sizes):
+        return Pieces(tuple(piece(as_dim(d)) for d in sizes))
+    length = as_dim(sizes)
+    if length is not None and model.div(size, length) not in (None, 1):
+        return Pieces((piece(length),), any_length=True)
     return None
 
 
@@ -1108,3 +1247,37 @@ def _topk(name: str, shape: Shape, args: Args) -> Value:
     dims[position] = k if k is not None else model.fresh()
     result = Shape.contiguous(dims)
     return (result, result)
+
+
+def _argument(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    positional = [arg for arg in call.args if arg.keyword is None]
+    return positional[index].value if index < len(positional) else None
+
+
+def _elements(expr: cst.BaseExpression, part: Part) -> list[tuple[cst.BaseExpression, Any]]:
+    """The tensors a backward argument holds, each with the expression that names it."""
+    if isinstance(expr, cst.Tuple | cst.List):
+        if any(isinstance(e, cst.StarredElement) for e in expr.elements):
+            return []
+        return [(e.value, part(e.value)) for e in expr.elements]
+    value = part(expr)
+    if isinstance(value, Seq):
+        return [] if value.any_length else [(expr, item) for item in value.items]
+    return [(expr, value)]
+
+
+def _count_binding(calls: list[cst.Call], name: str, params: list[str]) -> int:
+    """How many calls pass `name` (an argument left to its default is not bound)."""
+    count = 0
+    for call in calls:
+        for position, arg in enumerate(call.args):
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword == name or (
+                keyword is None and position < len(params) and params[position] == name
+            ):
+                count += 1
+                break
+    return count
