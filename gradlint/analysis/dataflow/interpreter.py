@@ -327,6 +327,10 @@ class Interpreter:
         params = _positional(node, owner, role)
         for param in params:
             env[param.name.value] = self._argument_fact(param, node, role)
+            annotated = self.shapes.annotated(param)
+            if annotated is not None:
+                fact = env[param.name.value] or Tensor(new_storage(), is_tensor=True)
+                env[param.name.value] = replace(fact, shape=annotated)
         self._bind_defaults(node, env, params)
         if owner is not None and _takes_self(node):
             # `__init__` on its own builds a fresh object: the shared instance keeps what

@@ -20,13 +20,16 @@ from gradlint.analysis import torch_ops
 from gradlint.analysis.context import literal_value
 from gradlint.analysis.dataflow.events import ShapeConflict as Conflict
 from gradlint.analysis.dataflow.values import Const, Grad, Obj, Seq, Size, Tensor, new_storage
-from gradlint.analysis.names import ImportTable
+from gradlint.analysis.names import ImportTable, dotted
 from gradlint.analysis.shapes import model
 from gradlint.analysis.shapes.model import Dim, Prod, Shape, Sym
 from gradlint.analysis.walk import iter_nodes
 
 BATCH = Sym("batch")
 _RESHAPES = frozenset({"view", "reshape"})
+_JAXTYPING_KINDS = frozenset(
+    {"Float", "Int", "Bool", "Shaped", "Real", "Num", "Integer", "Inexact", "Complex", "UInt"}
+)
 _ABSENT = object()  # a slice bound that was not written
 
 
@@ -234,6 +237,28 @@ class ShapeFlow:
             and None not in values
             and len(calls) == _count_binding(calls, name, params)
         }
+
+    def annotated(self, param: cst.Param) -> Shape | None:
+        """`x: Float[Tensor, "batch 20"]` (jaxtyping) -> (batch, 20)."""
+        annotation = param.annotation.annotation if param.annotation is not None else None
+        if not isinstance(annotation, cst.Subscript) or len(annotation.slice) != 2:
+            return None
+        kind = dotted(annotation.value)
+        if kind is None or kind.rpartition(".")[2] not in _JAXTYPING_KINDS:
+            return None
+        spec = annotation.slice[1].slice
+        text = literal_str(spec.value) if isinstance(spec, cst.Index) else None
+        if text is None:
+            return None
+        dims = []
+        for token in text.split():
+            if token.isdigit():
+                dims.append(int(token))
+            elif token.isidentifier() and token != "_":
+                dims.append(Sym(token))
+            else:
+                return None  # variadic (`...`, `*batch`) or anonymous dims
+        return Shape.contiguous(dims)
 
     def argument(self) -> Shape:
         """A `forward()` argument of an entry module: batch first, dense, rank unknown."""
