@@ -191,6 +191,30 @@ STRUCTURAL_CASES = [
     "y = torch.randn(*x.shape)",
     "y = x.expand_as(x)",
     "y = x.view_as(torch.randn(4, 6))",
+    "y = nn.Conv2d(3, 4, 3, stride=2, padding=1)(torch.randn(2, 3, 9, 9))",
+    "y = nn.Conv1d(3, 4, 5, dilation=2)(torch.randn(2, 3, 20))",
+    "y = nn.MaxPool2d(2)(torch.randn(2, 3, 9, 9))",
+    "y = nn.AvgPool2d(3, stride=2, padding=1)(torch.randn(2, 3, 9, 9))",
+    "y = F.max_pool2d(torch.randn(2, 3, 9, 9), 3, stride=2)",
+    "y = nn.AdaptiveAvgPool2d((2, 3))(torch.randn(2, 3, 9, 9))",
+    "y = F.adaptive_avg_pool2d(torch.randn(2, 3, 9, 9), 1)",
+    "y = F.avg_pool1d(torch.randn(2, 3, 9), 2)",
+    "y = nn.Unflatten(1, (2, 2))(torch.randn(3, 4))",
+    "y = F.interpolate(torch.randn(1, 3, 4, 4), size=(6, 5))",
+    "y = F.interpolate(torch.randn(1, 3, 4, 4), scale_factor=2)",
+    "y = x.chunk(2, dim=-1)[1]",
+    "y = x.chunk(2, dim=1)[1]",
+    "a, b = x.split([1, 2], dim=1)\ny = b",
+    "a, b = torch.split(x, 2, dim=2)\ny = b",
+    "y = x.narrow(2, 1, 2)",
+    "y = x.unbind(1)[0]",
+    "y = x.repeat_interleave(2, 0)",
+    "y = x.transpose(1, 2).repeat_interleave(3, dim=1)",
+    "y = x.repeat_interleave(2)",
+    "B, L, D = x.shape\ny = x.reshape(B * L, D)",
+    "y = torch.randn(2, 12).view(2, 2 + (-2) % 3, 4)",
+    "y = x.permute(*([0] + list(range(2, 3)) + [1]))",
+    "def f(a):\n    return a.chunk(2, -1)[0]\ny = f(x)",
 ]
 
 
@@ -265,6 +289,11 @@ VIEW_CASES = [
     ("y = x.view(x.size(0), -1)", False),
     ("y = torch.randn(1, 3).t().view(-1)", False),
     ("y = x.unsqueeze(1).transpose(0, 1).view(2, 12)", False),
+    ("y = x.chunk(2, dim=2)[0].view(2, -1)", True),
+    ("y = x.chunk(2, dim=2)[0].view(6, 2)", False),
+    ("y = x.narrow(1, 0, 2).view(-1)", True),
+    ("y = torch.randn(2, 3, 12).split([4, 8], dim=2)[1].view(2, 3, 2, 4)", False),
+    ("q, k = torch.randn(5, 16).split([8, 8], dim=-1)\ny = q.view(-1, 2)", True),
     (
         "_, pred = torch.randn(8, 10).topk(5, 1, True, True)\n"
         "pred = pred.t()\n"
@@ -316,6 +345,8 @@ def test_unknown_never_yields_a_shape():
 def test_loop_joins_to_a_fixed_point():
     program = "y = torch.randn(2, 3)\nfor _ in range(3):\n    y = y.t()\ny = y"
     assert infer(program) is None
+    each_item = "y = torch.zeros(3)\nfor n in (4, 3):\n    y = torch.zeros(n)\ny = y"
+    assert infer(each_item) is None  # (3,) before the loop, (4,) after one round
     stable = "y = torch.randn(2, 3)\nfor _ in range(3):\n    y = y * 2\ny = y"
     assert infer(stable).dims == (2, 3)
 

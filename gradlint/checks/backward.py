@@ -44,8 +44,9 @@ class BackwardGradientChecker(Checker):
             f"import torch\ny = {values.tensor(output_shape, ', requires_grad=True')} * 2\n"
             f"y.backward({values.tensor(gradient_shape)})\n"
         )
+        named = any(arg.keyword is not None and arg.value is gradient for arg in call.args)
         self.report(
-            call,
+            gradient if named else call,  # `grad_outputs=...`: the argument at fault
             "GL301",
             f"backward() gradient has shape {gradient_shape} but {name} has shape "
             f"{output_shape}: torch raises '{_MISMATCH} ...'; pass a gradient of exactly the "

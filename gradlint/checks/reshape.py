@@ -138,7 +138,7 @@ class ShapeConflictChecker(Checker):
             f"import torch\nx = {values.tensor(shape)}\n"
             f"y = x.{conflict.op}{_concrete(values, new)}\n"
             f"if not torch.equal(y, x.permute{_tuple_text(perm)}):\n"
-            "    raise AssertionError('dims were not moved: the view mixes them')\n"
+            "    raise RuntimeError('dims were not moved: the view mixes them')\n"
         )
         target = "(" + ", ".join(show(d) for d in new) + ")"
         self.report(

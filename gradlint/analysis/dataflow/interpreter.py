@@ -563,11 +563,11 @@ class Interpreter:
         entry = state.copy()
         current: State | None = state.copy()
         exits: list[State | None] = [entry]  # after no iteration, after one, after two
-        for _ in range(2):
+        for iteration in range(2):
             if current is None:
                 break
             if target is not None:
-                self._bind_loop_target(target, source, current, frame)
+                self._bind_loop_target(target, source, current, frame, iteration)
             current = self._block(statement.body.body, current, frame)
             exits.append(current.copy() if current is not None else None)
         if statement.orelse is not None and current is not None:
@@ -780,7 +780,9 @@ class Interpreter:
             event = ModuleAttributeSet(target, written, module, target.attr.value, value)
             self.facts.module_attributes.append(event)
 
-    def _bind_loop_target(self, target, source, state: State, frame: Frame) -> None:
+    def _bind_loop_target(self, target, source, state: State, frame: Frame, iteration) -> None:
+        """The loop variable of round `iteration`: over a literal of two items, each round
+        takes its own (`for t_k in (6, 5)`); otherwise what every item is."""
         sources = _zip_arguments(source)
         elements = target.elements if isinstance(target, cst.Tuple) else None
         if sources is not None and elements is not None and len(elements) == len(sources):
@@ -793,6 +795,9 @@ class Interpreter:
         if named and isinstance(target, cst.Tuple) and len(target.elements) == 2:
             self._bind(target.elements[0].value, None, state, frame)
             self._bind(target.elements[1].value, _element(value, self.freezes), state, frame)
+            return
+        if isinstance(value, Seq) and not value.any_length and len(value.items) == 2:
+            self._bind(target, value.items[iteration], state, frame)
             return
         self._bind(target, _element(value, self.freezes), state, frame)
 
@@ -865,6 +870,8 @@ class Interpreter:
                 return Const(not truth) if truth is not None else None
             if isinstance(operand, Tensor):
                 return operand.derived()
+            if isinstance(expr.operator, cst.Minus) and isinstance(operand, Const):
+                return _constant_arithmetic(cst.Subtract(), 0, operand.value)
             return None
         if isinstance(expr, cst.Tuple | cst.List):
             items = [self.eval(e.value, state, frame) for e in expr.elements]
@@ -1073,6 +1080,8 @@ class Interpreter:
                 return AN_INT
             if isinstance(left, Const) and isinstance(right, Const):
                 return _constant_arithmetic(expr.operator, left.value, right.value)
+            if isinstance(left, Seq) or isinstance(right, Seq):
+                return _sequence_arithmetic(expr.operator, left, right)
             return None
         function = _OPERATOR_FUNCTIONS.get(type(expr.operator).__name__)
         facts = knowledge.op(function) if function else None
@@ -1365,6 +1374,11 @@ class Interpreter:
     def _iteration(self, builtin: str, positional: list):
         """`enumerate(v)`, `zip(a, b)`, `list(v)`, ...: a sequence of what iterating yields."""
         if builtin == "range":
+            bounds = [v.value for v in positional if isinstance(v, Const)]
+            if len(bounds) == len(positional) in (1, 2) and all(type(b) is int for b in bounds):
+                numbers = range(*bounds)
+                if len(numbers) <= 16:
+                    return Seq(tuple(Const(n) for n in numbers))
             return Seq((AN_INT,), any_length=True)
         if builtin == "enumerate" and positional:
             return Seq((Seq((AN_INT, _element(positional[0], self.freezes))),), any_length=True)
@@ -2027,6 +2041,8 @@ def _element(value, freezes: bool):
         return Tensor(new_storage(), Grad.LEAF, is_tensor=True, described="parameter")
     if isinstance(value, Seq) and value.any_length:
         return value.item(0)
+    if isinstance(value, Seq) and value.items and all(_is_dim(v) for v in value.items):
+        return AN_INT
     if isinstance(value, Seq) and value.items:
         return functools.reduce(join, value.items)  # what every element is
     if isinstance(value, Obj) and "*" in value.attrs:
@@ -2273,6 +2289,8 @@ def _constant_arithmetic(operator, a, b):
             return Const(a * b)
         if name == "FloorDivide" and b:
             return Const(a // b)
+        if name == "Modulo" and b:
+            return Const(a % b)
     except OverflowError:
         return None
     return None
@@ -2287,6 +2305,20 @@ def _is_optimizer_class(qualified: str) -> bool:
         and parts[-1][:1].isupper()
         and not {"lr_scheduler", "swa_utils"} & set(parts)
     )
+
+
+def _sequence_arithmetic(operator, a, b):
+    """`[x] + rest` and `[x] * n` on lists and tuples."""
+    name = type(operator).__name__
+    if name == "Add" and isinstance(a, Seq) and isinstance(b, Seq):
+        if not a.any_length and not b.any_length:
+            return Seq(a.items + b.items)
+        return Seq((join(a.item(0), b.item(0)),), any_length=True)
+    if name == "Multiply":
+        seq = a if isinstance(a, Seq) else b
+        if isinstance(seq, Seq) and len(seq.items) == 1:
+            return Seq(seq.items, any_length=True)
+    return None
 
 
 def _is_layer_class(qualified: str) -> bool:

@@ -453,17 +453,24 @@ class ShapeFlow:
             return
         if outputs is None:
             return
-        out = _elements(outputs, part)
+        out, out_rest = _elements(outputs, part)
         if gradients is None or part(gradients) == Const(None):
-            for expr, tensor in out:
+            for expr, tensor in [*out, *([out_rest] if out_rest else [])]:
                 shape = tensor.shape if isinstance(tensor, Tensor) else None
                 if shape is not None and provably_not_scalar(shape):
                     self._record(Conflict("implicit", call, (shape,), extra=(expr,)))
             return
-        grads = _elements(gradients, part)
-        if len(out) != len(grads):
+        grads, grads_rest = _elements(gradients, part)
+        if out_rest is None and grads_rest is None and len(out) != len(grads):
             return
-        for (expr, tensor), (gradient, grad) in zip(out, grads, strict=True):
+        pairs = list(zip(out, grads, strict=False))
+        if grads_rest is not None:  # `[torch.ones(1)] * n`: every output gets that gradient
+            pairs += [(o, grads_rest) for o in out[len(grads) :]]
+        if out_rest is not None:
+            pairs += [(out_rest, g) for g in grads[len(out) :]]
+        if out_rest is not None and grads_rest is not None:
+            pairs.append((out_rest, grads_rest))
+        for (expr, tensor), (gradient, grad) in pairs:
             if not isinstance(tensor, Tensor) or not isinstance(grad, Tensor):
                 continue
             if tensor.shape is None or grad.shape is None:
@@ -497,6 +504,8 @@ class ShapeFlow:
                     first, spatial, None, _tuple_arg(rest.get(0, "output_size"), spatial)
                 )
             return _pooled(first, spatial, _window(rest, spatial, 0, kernel="kernel_size"), None)
+        if name == "interpolate" and isinstance(first, Shape):
+            return _interpolated(first, args.shifted())
         if name in torch_ops.SHAPE_LOSSES:
             return _loss(name, args.get(0, "input"), args.get(1, "target"), args, 2)
         first = args.get(0, "input")
@@ -676,6 +685,9 @@ class ShapeFlow:
             return _pooled(x, *layer.args)
         if layer.kind == "flatten":
             return _flatten(x, layer.args[0], layer.args[1])
+        if layer.kind == "unflatten":
+            dim, sizes = layer.args
+            return self._unflatten(node, x, Args([(node, dim), (node, sizes)], {}, True))
         return None
 
     def _transpose(self, shape: Shape, a: int, b: int) -> Shape | None:
@@ -933,6 +945,20 @@ def _pooled(x: Shape, spatial: int, window, output_size) -> Shape | None:
     return Shape.contiguous(head + _windowed(tail, window))
 
 
+def _interpolated(x: Shape, args: Args) -> Shape | None:
+    """`F.interpolate(x, size=...)` / `scale_factor=<int>`: (N, C, *new spatial sizes)."""
+    if x.dims is None or len(x.dims) < 3 or not args.complete:
+        return None
+    spatial = len(x.dims) - 2
+    size = _tuple_arg(args.get(0, "size"), spatial)
+    if size is None and args.has(1, "scale_factor"):
+        scale = _tuple_arg(args.get(1, "scale_factor"), spatial)
+        if scale is None or not all(isinstance(d, int) for d in x.dims[2:]):
+            return None
+        size = tuple(d * f for d, f in zip(x.dims[2:], scale, strict=True))
+    return Shape.contiguous(x.dims[:2] + size) if size is not None else None
+
+
 def _layer(name: str, args: Args) -> Layer | None:
     if not args.complete:
         return None
@@ -957,6 +983,9 @@ def _layer(name: str, args: Args) -> Layer | None:
         return Layer("pool", (spatial, _window(args, spatial, 0, kernel="kernel_size"), None))
     if name in torch_ops.SHAPE_PRESERVING_LAYERS:
         return Layer("same")
+    if name == "Unflatten":
+        dim, sizes = as_dim(args.get(0, "dim")), args.get(1, "unflattened_size")
+        return Layer("unflatten", (dim, sizes)) if isinstance(dim, int) else None
     if name == "Flatten":
         start = as_dim(args.get(0, "start_dim")) if args.has(0, "start_dim") else 1
         end = as_dim(args.get(1, "end_dim")) if args.has(1, "end_dim") else -1
@@ -1206,6 +1235,19 @@ def _shape_method(flow: ShapeFlow, node, name: str, shape: Shape, args: Args) ->
         return _keep(shape)
     if name in ("chunk", "split", "unbind", "narrow"):
         return _pieces(name, shape, args)
+    if name == "repeat_interleave":
+        repeats = as_dim(args.get(0, "repeats"))
+        if repeats is None or shape.dims is None:
+            return None
+        if not args.has(1, "dim"):
+            return Shape.contiguous((model.mul(shape.numel(), repeats),))
+        dim = as_dim(args.get(1, "dim"))
+        position = model.normalize_dim(dim, len(shape.dims)) if isinstance(dim, int) else None
+        if position is None:
+            return None
+        dims = list(shape.dims)
+        dims[position] = model.mul(dims[position], repeats)
+        return Shape.contiguous(dims)
     return None
 
 
@@ -1241,8 +1283,16 @@ def _pieces(name: str, shape: Shape, args: Args) -> Pieces | Shape | None:
         )
     if name == "chunk":
         chunks = as_dim(args.get(0, "chunks"))
-        length = model.div(size, chunks) if isinstance(chunks, int) and chunks > 1 else None
-        return Pieces((piece(length),), any_length=True) if length is not None else None
+        if not isinstance(chunks, int) or chunks < 2:
+            return None
+        length = model.div(size, chunks)
+        if length is not None:
+            return Pieces((piece(length),), any_length=True)
+        if not isinstance(size, int) or size < chunks:
+            return None
+        step = -(-size // chunks)  # torch: pieces of ceil(size / chunks), the last smaller
+        lengths = [min(step, size - start) for start in range(0, size, step)]
+        return Pieces(tuple(piece(n) for n in lengths))
     sizes = args.get(0, "split_size_or_sections")
     if isinstance(sizes, tuple) and len(sizes) > 1 and all(as_dim(d) is not None for d in sizes):
         return Pieces(tuple(piece(as_dim(d)) for d in sizes))
@@ -1282,16 +1332,25 @@ def _argument(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | 
     return positional[index].value if index < len(positional) else None
 
 
-def _elements(expr: cst.BaseExpression, part: Part) -> list[tuple[cst.BaseExpression, Any]]:
-    """The tensors a backward argument holds, each with the expression that names it."""
+def _elements(expr: cst.BaseExpression, part: Part):
+    """The tensors a backward argument holds, each with the expression that names it, and
+    what any further items of unknown number are (`[loss] + losses`, `[g] * n`)."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        left, left_rest = _elements(expr.left, part)
+        right, right_rest = _elements(expr.right, part)
+        if left_rest is not None:  # items after an unknown number of them: unplaced
+            return left, (expr, None)
+        return left + right, right_rest
     if isinstance(expr, cst.Tuple | cst.List):
         if any(isinstance(e, cst.StarredElement) for e in expr.elements):
-            return []
-        return [(e.value, part(e.value)) for e in expr.elements]
+            return [], None
+        return [(e.value, part(e.value)) for e in expr.elements], None
     value = part(expr)
     if isinstance(value, Seq):
-        return [] if value.any_length else [(expr, item) for item in value.items]
-    return [(expr, value)]
+        if value.any_length:
+            return [], (expr, value.item(0))
+        return [(expr, item) for item in value.items], None
+    return [(expr, value)], None
 
 
 def _count_binding(calls: list[cst.Call], name: str, params: list[str]) -> int:

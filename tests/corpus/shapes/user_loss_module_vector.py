@@ -1,0 +1,16 @@
+"""A user loss module that returns one loss per sample, back-propagated as is."""
+# torch: grad can be implicitly created only for scalar outputs
+import torch
+import torch.nn as nn
+
+
+class SquaredError(nn.Module):
+    def forward(self, pred, target):
+        return ((pred - target) ** 2).sum(dim=1)
+
+
+model = nn.Linear(5, 2)
+criterion = SquaredError()
+for _ in range(2):
+    loss = criterion(model(torch.randn(4, 5)), torch.randn(4, 2))
+    loss.backward()  # expect: GL302
