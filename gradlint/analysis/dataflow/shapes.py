@@ -145,6 +145,10 @@ def as_value(dims) -> Const | Size | Seq | None:
     return None
 
 
+def _with_shape(value, shape: Shape):
+    return replace(value, shape=shape) if isinstance(value, Tensor) else value
+
+
 def _tensor_with(value, shape: Shape):
     if isinstance(value, Tensor):
         return replace(value, shape=shape)
@@ -334,6 +338,10 @@ class ShapeFlow:
             and len(result) == 2
             and all(isinstance(r, Shape) for r in result)
         ):
+            if isinstance(value, Seq) and len(value.items) == 2:  # the interpreter's own pair
+                return Seq(
+                    tuple(_with_shape(v, r) for v, r in zip(value.items, result, strict=True))
+                )
             values = _tensor_with(value if isinstance(value, Tensor) else None, result[0])
             indices = Tensor(new_storage(), Grad.OFF, is_tensor=True, shape=result[1])
             return Seq((values, indices))
