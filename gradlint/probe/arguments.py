@@ -97,18 +97,13 @@ def _tensor(shape: Shape | None, requires_grad: bool) -> str | None:
     return f"torch.randn({', '.join(map(str, shape.dims))}{flag})"
 
 
-def _shaped(value, shape_value, depth: int = 0) -> str | None:
-    """A tensor (or a tuple / list of them) rebuilt from its shape; float, since the
-    shape analysis knows no dtype. A leaf that requires grad stays one."""
-    if isinstance(shape_value, Shape):
-        leaf = isinstance(value, Tensor) and value.grad is Grad.LEAF
-        return _tensor(shape_value, leaf)
-    if isinstance(shape_value, tuple | list) and shape_value and depth < _NESTING:
-        items = value.items if isinstance(value, Seq) and not value.any_length else ()
-        parts = [
-            _shaped(items[i] if i < len(items) else None, s, depth + 1)
-            for i, s in enumerate(shape_value)
-        ]
+def _shaped(value, depth: int = 0) -> str | None:
+    """A tensor (or a tuple / list of them) rebuilt from the shape the interpreter proved;
+    float, since shapes carry no dtype. A leaf that requires grad stays one."""
+    if isinstance(value, Tensor) and value.shape is not None and value.shape.dims is not None:
+        return _tensor(value.shape, value.grad is Grad.LEAF)
+    if isinstance(value, Seq) and not value.any_length and value.items and depth < _NESTING:
+        parts = [_shaped(item, depth + 1) for item in value.items]
         return f"[{', '.join(parts)}]" if all(parts) else None
     return None
 
@@ -127,12 +122,9 @@ def call_inputs(context: FileContext) -> dict[str, list[list[str]]]:
         if call.body is not None and call.body not in top_level:
             continue
         inputs = []
-        for value, node in zip(positional, nodes, strict=True):
+        for value in positional:
             source = None if isinstance(value, Tensor) else source_of(value)
-            if source is None:
-                shape_value = context.shapes.value_of(node.value, call.body)
-                source = _shaped(value, shape_value)
-            inputs.append(source)
+            inputs.append(source if source is not None else _shaped(value))
         if inputs and all(inputs) and inputs not in found.setdefault(call.module.kind, []):
             found[call.module.kind].append(inputs)
     return found
