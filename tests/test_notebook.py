@@ -113,8 +113,8 @@ def test_cell_positions_in_json_sarif_github_and_full(exp, capsys):
     assert (finding["end_line"], finding["end_column"]) == (6, 11)
     sarif = json.loads(run(capsys, "--format", "sarif", "exp.ipynb")[1])
     [result] = sarif["runs"][0]["results"]
-    assert result["properties"]["cell"] == 3
-    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 6
+    properties = result["properties"]
+    assert (properties["cell"], properties["cellLine"], properties["cellColumn"]) == (3, 6, 5)
     full = run(capsys, "--format", "full", "exp.ipynb")[1].splitlines()
     assert full[2:4] == ["6 |     p += 1", "  |     ^~~~~~"]
 
@@ -135,6 +135,18 @@ def test_github_annotations_stand_on_the_notebook_files_own_lines(exp, capsys):
     exp.write_text(json.dumps(data))  # no indent: the whole notebook is line 1
     [command] = run(capsys, "--format", "github", "exp.ipynb")[1].splitlines()
     assert ",line=1,endLine=1,title=GL101 (cell 3%3A6%3A5)::" in command
+
+
+def test_sarif_regions_stand_on_the_notebook_files_own_lines(exp, capsys):
+    """Code scanning shows an .ipynb file's JSON: the region names the line of that text
+    holding the cell's code, without columns (they count within the JSON string)."""
+    json_lines = exp.read_text().splitlines()
+    sarif = json.loads(run(capsys, "--format", "sarif", "exp.ipynb")[1])
+    [result] = sarif["runs"][0]["results"]
+    where = result["locations"][0]["physicalLocation"]["region"]
+    assert where.keys() == {"startLine", "endLine"}
+    assert json_lines[where["startLine"] - 1] == '    "    p += 1\\n"'
+    assert where["endLine"] == where["startLine"]
 
 
 def test_notebook_file_lines_follow_list_and_string_sources():

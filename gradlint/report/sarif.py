@@ -10,6 +10,7 @@ from urllib.parse import quote
 from gradlint import __version__
 from gradlint.catalogue import RuleDoc, load_catalogue
 from gradlint.diagnostic import Diagnostic, Fix
+from gradlint.notebook import file_lines
 
 SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -65,28 +66,41 @@ def sarif_fix(path: str, fix: Fix) -> dict:
     }
 
 
-def sarif_result(diagnostic: Diagnostic, rule_index: dict[str, int]) -> dict:
+def notebook_region(diagnostic: Diagnostic, cells: dict[int, list[int]]) -> dict:
+    """The lines of the .ipynb file that hold the finding's cell lines (as code scanning
+    shows the file), without columns: they count within the JSON string."""
     d = diagnostic
+    lines = cells.get(d.cell or 0, [])
+    if not 1 <= d.line <= len(lines):
+        return {"startLine": 1}
+    return {"startLine": lines[d.line - 1], "endLine": lines[min(d.end_line, len(lines)) - 1]}
+
+
+def sarif_result(
+    diagnostic: Diagnostic, rule_index: dict[str, int], cells: dict[int, list[int]] | None = None
+) -> dict:
+    """One result; in a notebook (`cells`: its `file_lines`) the region stands on the
+    .ipynb file's own lines and the properties keep the cell, line and column."""
+    d = diagnostic
+    if d.cell is None:
+        where = region(d.line, d.column, d.end_line, d.end_column)
+    else:
+        where = notebook_region(d, cells or {})
     result = {
         "ruleId": d.code,
         "level": d.severity.value,
         "message": {"text": d.message},
         "locations": [
-            {
-                "physicalLocation": {
-                    "artifactLocation": artifact_location(d.path),
-                    "region": region(d.line, d.column, d.end_line, d.end_column),
-                }
-            }
+            {"physicalLocation": {"artifactLocation": artifact_location(d.path), "region": where}}
         ],
     }
     if d.code in rule_index:
         result["ruleIndex"] = rule_index[d.code]
-    if d.fix is not None:
+    if d.fix is not None and d.cell is None:  # a fix's edits count within the script
         result["fixes"] = [sarif_fix(d.path, d.fix)]
     properties = {"detail": d.detail} if d.detail else {}
     if d.cell is not None:
-        properties["cell"] = d.cell  # the region's lines count within this code cell
+        properties |= {"cell": d.cell, "cellLine": d.line, "cellColumn": d.column}
     if d.probe is not None:
         properties["probe"] = d.probe
     if properties:
@@ -94,7 +108,11 @@ def sarif_result(diagnostic: Diagnostic, rule_index: dict[str, int]) -> dict:
     return result
 
 
-def sarif_log(diagnostics: list[Diagnostic]) -> dict:
+def sarif_log(diagnostics: list[Diagnostic], sources: dict[str, str] | None = None) -> dict:
+    notebooks = {
+        path: file_lines((sources or {}).get(path, ""))
+        for path in {d.path for d in diagnostics if d.cell is not None}
+    }
     docs = list(load_catalogue().values())
     rule_index = {doc.code: i for i, doc in enumerate(docs)}
     driver = {
@@ -107,10 +125,10 @@ def sarif_log(diagnostics: list[Diagnostic]) -> dict:
         "tool": {"driver": driver},
         "originalUriBaseIds": {SRCROOT: {"uri": Path.cwd().as_uri() + "/"}},
         "columnKind": "unicodeCodePoints",
-        "results": [sarif_result(d, rule_index) for d in diagnostics],
+        "results": [sarif_result(d, rule_index, notebooks.get(d.path)) for d in diagnostics],
     }
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
 def render(diagnostics: list[Diagnostic], sources: dict[str, str]) -> str:
-    return json.dumps(sarif_log(diagnostics), indent=2, default=str) + "\n"
+    return json.dumps(sarif_log(diagnostics, sources), indent=2, default=str) + "\n"
