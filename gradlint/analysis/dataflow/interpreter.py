@@ -2354,44 +2354,46 @@ def _functions(module: cst.Module, index: ModuleIndex) -> dict[cst.FunctionDef, 
 
 def _bound_once(module: cst.Module) -> set[str]:
     """Names the module's own statements (outside functions and classes) bind once."""
-    counts: collections.Counter[str] = collections.Counter()
+    bindings = _ModuleBindings()
+    visit(module, bindings)
+    return {name for name, count in bindings.counts.items() if count == 1}
 
-    class Bindings(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            counts[node.name.value] += 1
-            return False
 
-        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-            counts[node.name.value] += 1
-            return False
+class _ModuleBindings(cst.CSTVisitor):
+    """How often the module's own statements bind each name (a loop target counts twice,
+    an augmented assignment rebinds); function and class bodies are not entered."""
 
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
+    def __init__(self) -> None:
+        self.counts: collections.Counter[str] = collections.Counter()
 
-        def visit_Name(self, node: cst.Name) -> None:
-            return None
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.counts[node.name.value] += 1
+        return False
 
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            _count_targets(node.target, counts)
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.counts[node.name.value] += 1
+        return False
 
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            _count_targets(node.target, counts)
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
 
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            _count_targets(node.target, counts)
-            counts[dotted(node.target) or ""] += 1  # rebinding: never "once"
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        _count_targets(node.target, self.counts)
 
-        def visit_For(self, node: cst.For) -> None:
-            _count_targets(node.target, counts, twice=True)
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        _count_targets(node.target, self.counts)
 
-        def visit_AsName(self, node: cst.AsName) -> None:
-            _count_targets(node.name, counts)
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        _count_targets(node.target, self.counts, twice=True)
 
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            _count_targets(node.target, counts)
+    def visit_For(self, node: cst.For) -> None:
+        _count_targets(node.target, self.counts, twice=True)
 
-    module.visit(Bindings())
-    return {name for name, count in counts.items() if count == 1}
+    def visit_AsName(self, node: cst.AsName) -> None:
+        _count_targets(node.name, self.counts)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        _count_targets(node.target, self.counts)
 
 
 def _count_targets(target, counts, twice: bool = False) -> None:
