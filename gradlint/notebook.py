@@ -91,6 +91,17 @@ def read_notebook(text: str) -> Notebook:
     return notebook
 
 
+def file_span(
+    cells: dict[int, list[int]], cell: int, line: int, end_line: int
+) -> tuple[int, int] | None:
+    """The first and last .ipynb file lines (`cells`: `file_lines`) holding lines
+    `line`..`end_line` of code cell `cell`; None when the cell has no such line."""
+    lines = cells.get(cell, [])
+    if not 1 <= line <= len(lines):
+        return None
+    return lines[line - 1], lines[min(end_line, len(lines)) - 1]
+
+
 def file_lines(text: str) -> dict[int, list[int]]:
     """Where each line of each cell's source stands in the notebook's own JSON text: cell
     number -> the 1-based line of the .ipynb file on which each of its lines starts (a

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gradlint.diagnostic import Diagnostic, Severity
-from gradlint.notebook import file_lines
+from gradlint.notebook import file_lines, file_span
 from gradlint.report.flake8 import probe_suffix
 
 
@@ -28,10 +28,9 @@ def format_command(diagnostic: Diagnostic, cells: dict[int, list[int]] | None = 
         properties |= {"line": d.line, "col": d.column, "endLine": d.end_line}
         properties |= {"endColumn": d.end_column, "title": d.code}
     else:
-        lines = (cells or {}).get(d.cell, [])
-        if 1 <= d.line <= len(lines):  # else an annotation on the whole file
-            properties["line"] = lines[d.line - 1]
-            properties["endLine"] = lines[min(d.end_line, len(lines)) - 1]
+        span = file_span(cells or {}, d.cell, d.line, d.end_line)
+        if span is not None:  # else an annotation on the whole file
+            properties["line"], properties["endLine"] = span
         properties["title"] = f"{d.code} (cell {d.cell}:{d.line}:{d.column})"
     joined = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
     text = d.message + probe_suffix(d) + (f"\n\n{d.detail}" if d.detail else "")

@@ -10,7 +10,7 @@ from urllib.parse import quote
 from gradlint import __version__
 from gradlint.catalogue import RuleDoc, load_catalogue
 from gradlint.diagnostic import Diagnostic, Fix
-from gradlint.notebook import file_lines
+from gradlint.notebook import file_lines, file_span
 
 SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -70,10 +70,10 @@ def notebook_region(diagnostic: Diagnostic, cells: dict[int, list[int]]) -> dict
     """The lines of the .ipynb file that hold the finding's cell lines (as code scanning
     shows the file), without columns: they count within the JSON string."""
     d = diagnostic
-    lines = cells.get(d.cell or 0, [])
-    if not 1 <= d.line <= len(lines):
+    span = file_span(cells, d.cell or 0, d.line, d.end_line)
+    if span is None:
         return {"startLine": 1}
-    return {"startLine": lines[d.line - 1], "endLine": lines[min(d.end_line, len(lines)) - 1]}
+    return {"startLine": span[0], "endLine": span[1]}
 
 
 def sarif_result(
