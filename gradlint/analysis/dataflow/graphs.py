@@ -14,7 +14,7 @@ inplace operation". An unknown history is `None`, and gives no finding.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -140,10 +140,13 @@ class Graphs:
         return Graphs(self.freed, self.steps, self.filled, self.cleared | storages)
 
 
-def keeps_graph(call: cst.Call, positional_limit: int) -> bool | None:
-    """Whether a backward call keeps its graph: `retain_graph=` / `create_graph=` True
+def keeps_graph(
+    call: cst.Call, positional_limit: int, truth: Callable[[cst.BaseExpression], bool | None]
+) -> bool | None:
+    """Whether a backward call keeps its graph: `retain_graph=` / `create_graph=` true
     (or more positionals than `positional_limit`), False when neither is passed or both
-    are literal False/None, None when only known at run time."""
+    are false, None when only known at run time. `truth` tells what a flag's expression
+    evaluates to (None: unknown)."""
     positional = [a for a in call.args if a.keyword is None and not a.star]
     if len(positional) > positional_limit:
         return None
@@ -153,10 +156,9 @@ def keeps_graph(call: cst.Call, positional_limit: int) -> bool | None:
             return None
         if arg.keyword is None or arg.keyword.value not in ("retain_graph", "create_graph"):
             continue
-        value = arg.value
-        if isinstance(value, cst.Name) and value.value in ("False", "None"):
-            continue
-        if isinstance(value, cst.Name) and value.value == "True":
+        value = truth(arg.value)
+        if value is True:
             return True
-        keeps = None
+        if value is None:
+            keeps = None
     return keeps

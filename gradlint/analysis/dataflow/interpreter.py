@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import collections
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -1213,7 +1213,8 @@ class Interpreter:
                 loss, loss_node = args[0][0] if args[0] else None, call.args[0].value
             if qualified is None:  # (torch.autograd.backward below)
                 limit = 1 if isinstance(receiver, Tensor) else 2
-                self._backward(call, loss, loss_node, graphs.keeps_graph(call, limit), state, frame)
+                keeps = graphs.keeps_graph(call, limit, self._truth_of(state, frame))
+                self._backward(call, loss, loss_node, keeps, state, frame)
             if operand in frame.bound_at:
                 frame.backward_calls.append((frame.order, frame.bound_at[operand]))
         if isinstance(func, cst.Attribute) and func.attr.value == "step":
@@ -1227,7 +1228,7 @@ class Interpreter:
             backward = qualified == "torch.autograd.backward"
             keyword = "tensors" if backward else "outputs"
             loss_node = _argument(call, keyword, 0)
-            keeps = graphs.keeps_graph(call, 2 if backward else 3)
+            keeps = graphs.keeps_graph(call, 2 if backward else 3, self._truth_of(state, frame))
             loss = args[0][0] if args[0] else args[1].get(keyword)
             if loss_node is not None:
                 self._backward(call, loss, loss_node, keeps, state, frame)
@@ -1325,12 +1326,9 @@ class Interpreter:
             return Seq((result, Tensor(new_storage(), Grad.OFF, is_tensor=True, dtype="int")))
         return result
 
-    def _free_graph(self, call: cst.Call, state: State, frame: Frame) -> None:
-        """A backward that does not retain its graph frees what the graph saved: edits
-        after it (the next iteration's update of a buffer) no longer matter."""
-        keep = _argument(call, "retain_graph", None) or _argument(call, "create_graph", None)
-        if keep is None or _truth(self.eval(keep, state, frame)) is False:
-            state.saved.clear()
+    def _truth_of(self, state: State, frame: Frame) -> Callable[[cst.BaseExpression], bool | None]:
+        """What an expression's value is as a condition, here (None: unknown)."""
+        return lambda node: _truth(self.eval(node, state, frame))
 
     def _backward(self, call: cst.Call, loss, loss_node, retains, state: State, frame: Frame):
         """A backward through `loss` (a tensor or a list of them): what it meets of the
@@ -1346,7 +1344,8 @@ class Interpreter:
         value = loss if isinstance(loss, Tensor) else None
         event = BackwardCall(call, written, value, retains, freed, stale)
         self.facts.backward_calls.append(event)
-        self._free_graph(call, state, frame)
+        if retains is False:  # what the graph saved is freed: later edits no longer matter
+            state.saved.clear()
 
     def _step(self, call: cst.Call, receiver, args, state: State) -> None:
         """`optimizer.step()` or `scaler.step(optimizer)`: the parameters it updates are
