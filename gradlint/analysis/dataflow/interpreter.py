@@ -125,6 +125,7 @@ _DISTRIBUTION_METHODS = frozenset({"log_prob", "entropy", "rsample", "cdf", "icd
 _GLOBAL_GRAD_SWITCHES = frozenset(
     {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch._C._set_grad_enabled"}
 )
+_MAPPED_ITEMS = 8  # comprehensions over longer literals keep one item for all
 _ITERATION_BUILTINS = frozenset(
     {"enumerate", "zip", "list", "tuple", "reversed", "sorted", "iter", "range"}
 )
@@ -471,7 +472,7 @@ class Interpreter:
             if qualified == "torch.nn.ModuleList" and positional and isinstance(positional[0], Seq):
                 seq = positional[0]
                 items = [seq.item(0)] if seq.any_length else list(seq.items)
-                obj.attrs["*"] = seq.item(0) if seq.any_length else None
+                obj.attrs["*"] = _element(seq, self.freezes)  # what an unknown index reads
             for number, item in enumerate(items):
                 obj.attrs[str(number)] = item
         return obj
@@ -667,8 +668,8 @@ class Interpreter:
 
     def _assign(self, node: cst.Assign, state: State, frame: Frame) -> None:
         value = self.eval(node.value, state, frame)
-        if value is None and len(node.targets) == 1:
-            value = self._unpack_shape(node.targets[0].target, node.value, state)
+        if not isinstance(value, Seq) and len(node.targets) == 1:
+            value = self._unpack_shape(node.targets[0].target, node.value, state) or value
         for target in node.targets:
             target = target.target
             if isinstance(target, cst.Subscript):
@@ -892,6 +893,8 @@ class Interpreter:
             inner = state.copy()
             for clause in _comp_clauses(expr.for_in):
                 source = self.eval(clause.iter, inner, frame)
+                if _maps_items(expr, clause, source):
+                    return self._mapped(expr, source, inner, state, frame)
                 self._bind(clause.target, _element(source, self.freezes), inner, frame)
             element = self.eval(expr.elt, inner, frame)
             state.saved.update(inner.saved)
@@ -929,6 +932,17 @@ class Interpreter:
             self._bind(expr.target, value, state, frame)
             return value
         return None
+
+    def _mapped(self, expr, source: Seq, inner: State, state: State, frame: Frame) -> Seq:
+        """`[f(x) for x in seq]` over a sequence of known length: one item per item, each
+        computed from its own (`[torch.randn(2, 8) for _ in range(6)]` holds six)."""
+        items = []
+        for item in source.items:
+            scope = inner.copy()
+            self._bind(expr.for_in.target, item, scope, frame)
+            items.append(self.eval(expr.elt, scope, frame))
+            state.saved.update(scope.saved)
+        return Seq(tuple(items))
 
     def _quietly(self, mode: str | None, expr: cst.BaseExpression, state: State, frame: Frame):
         """`expr` evaluated with its reads counted as `mode` says (uses.py)."""
@@ -2462,6 +2476,19 @@ class _CallScan(cst.CSTVisitor):
         if last == "mark_dirty" and self.stack[-1] is not None:
             marked = self.dirty.setdefault(self.stack[-1], set())
             marked.update(dotted(a.value) or "" for a in node.args)
+
+
+def _maps_items(expr, clause, source) -> bool:
+    """A comprehension with one clause and no condition over a short sequence of known
+    length: it has one item per item of the source."""
+    return (
+        clause is expr.for_in
+        and clause.inner_for_in is None
+        and not clause.ifs
+        and isinstance(source, Seq)
+        and not source.any_length
+        and 0 < len(source.items) <= _MAPPED_ITEMS
+    )
 
 
 def _comp_clauses(for_in):

@@ -278,8 +278,13 @@ class ShapeFlow:
             shape.lead if i == 0 and shape.lead is not None else model.named(name or "?")
             for i, name in enumerate(names)
         )
-        order = tuple(range(len(dims))) if shape.dense and shape.swap is None else None
-        refined = replace(tensor, shape=Shape(dims, order))
+        order = None
+        if shape.dense or (shape.swap is not None and shape.swap[1] < len(dims)):
+            order = list(range(len(dims)))
+        if order is not None and shape.swap is not None:  # a dense tensor, two dims swapped
+            first, second = shape.swap
+            order[first], order[second] = second, first
+        refined = replace(tensor, shape=Shape(dims, tuple(order) if order else None))
         return refined, as_value(dims)
 
     def shape_read(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -434,7 +439,9 @@ class ShapeFlow:
         shape = receiver.shape if isinstance(receiver, Tensor) else None
         full_reduction = name in ("mean", "sum") and not node.args
         tensor_only = name in torch_ops.SHAPE_TENSOR_ONLY_METHODS
-        if shape is None and (full_reduction or (isinstance(receiver, Tensor) and tensor_only)):
+        if shape is None and (
+            full_reduction or (tensor_only and isinstance(receiver, Tensor | None))
+        ):
             shape = Shape.unknown()  # `.mean()` of anything is 0-dim
         if shape is None:
             return value
