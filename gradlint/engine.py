@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from gradlint.analysis.walk import LAYOUT, plain_type_checks, walk_hooks
+from gradlint.analysis.walk import LAYOUT, identity_hashes, plain_type_checks, walk_hooks
 from gradlint.catalogue import load_catalogue
 from gradlint.checks import Checker, load_checkers
 from gradlint.config import DEFAULT_MAX_DEPTH, Config
@@ -25,6 +25,7 @@ from gradlint.guard import (
 )
 
 plain_type_checks()  # isinstance on libcst nodes without ABCMeta's Python-level call
+identity_hashes()  # node-keyed dicts without a Python-level __hash__ call
 
 # The prefilter: a file whose bytes never mention `torch` cannot reach any torch API
 # (every rule needs a name imported from torch), so it is not parsed at all.

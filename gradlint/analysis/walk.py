@@ -240,3 +240,20 @@ def plain_type_checks() -> None:
         classes.extend(kind.__subclasses__())
         if type(kind) is abc.ABCMeta and not registry(kind)[0]:  # no virtual subclass
             kind.__class__ = _PlainChecks
+
+
+def identity_hashes() -> None:
+    """Give libcst's node classes `object`'s own hash: CSTNode's `__hash__` is a Python
+    function returning `id(self)` (nodes are equal only by identity), so every dict or
+    set keyed by nodes paid a Python call per lookup. The same equality, a C hash. Call
+    it before any node is hashed (engine does, on import)."""
+    python_hash = cst.CSTNode.__hash__
+    classes, seen = [cst.CSTNode], set()
+    while classes:
+        kind = classes.pop()
+        if kind in seen:
+            continue
+        seen.add(kind)
+        classes.extend(kind.__subclasses__())
+        if kind.__dict__.get("__hash__") is python_hash:
+            kind.__hash__ = object.__hash__

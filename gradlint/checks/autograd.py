@@ -55,15 +55,21 @@ class ModuleBackwardChecker(Checker):
         owner = self.file.index.by_node[node]
         if not owner.is_module:
             return
+        candidates = [
+            (name, method)
+            for name, method in owner.methods.items()
+            if _BACKWARD_NAME.search(name)
+            and any(_GRADIENT_PARAM.search(p) for p in _parameter_names(method)[1:])
+        ]
+        if not candidates:  # the class body is walked only for a backward-like method
+            return
         hooks = _References()
         visit(node, hooks)
         called_by_functions = self._called_from_autograd_functions
-        for name, method in owner.methods.items():
-            if not _BACKWARD_NAME.search(name) or name in hooks.values:
+        for name, method in candidates:
+            if name in hooks.values:
                 continue
             if name in called_by_functions:  # `ctx.layer._backward(g)` in a Function's backward
-                continue
-            if not any(_GRADIENT_PARAM.search(p) for p in _parameter_names(method)[1:]):
                 continue
             body = _References()
             visit(method, body)

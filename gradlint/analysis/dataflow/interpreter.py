@@ -265,6 +265,7 @@ class Interpreter:
         scan = _CallScan()
         visit(module, scan)
         self.calls = scan.by_body
+        self.shapes = ShapeFlow(imports, module, scan.by_callee)
         self.dirty = {node: frozenset(names) for node, names in scan.dirty.items()}
         self.freezes = scan.freezes
         self.building_blocks = scan.built_inside
@@ -277,9 +278,18 @@ class Interpreter:
         # runs; afterwards only names the module binds once
         self.globals: dict[str, Value | None] = {}
         self.undecided = 0  # branches entered whose condition is unknown (both run)
-        self.shapes = ShapeFlow(imports, module)
         self.values: dict[cst.CSTNode, tuple[Value | None, int]] = {}  # last value, stamp
         self.evals = 0
+        self._texts: dict[cst.CSTNode, str] = {}
+
+    def _text(self, node: cst.CSTNode) -> str:
+        """`node`'s source text, generated once per node (bodies run once per call site)."""
+        if type(node) is cst.Name and not node.lpar:
+            return node.value
+        text = self._texts.get(node)
+        if text is None:
+            text = self._texts[node] = self.module.code_for_node(node)
+        return text
 
     # -- entry --------------------------------------------------------------------------
 
@@ -691,7 +701,7 @@ class Interpreter:
     def _data_assigned(self, node, expr, value, state: State, frame: Frame) -> None:
         target = self._peek(expr, state, frame)
         if isinstance(target, Tensor) and isinstance(value, Tensor):
-            written = self.module.code_for_node(expr)
+            written = self._text(expr)
             self.facts.data_assigned.append(DataAssigned(node, written, target, value))
 
     def _aug_assign(self, node: cst.AugAssign, state: State, frame: Frame) -> None:
@@ -777,7 +787,7 @@ class Interpreter:
     def _module_attribute(self, target: cst.Attribute, owner, value) -> None:
         if isinstance(owner, Modules) or (isinstance(owner, Obj) and owner.is_module):
             module = owner if isinstance(owner, Obj) else None
-            written = self.module.code_for_node(target.value)
+            written = self._text(target.value)
             event = ModuleAttributeSet(target, written, module, target.attr.value, value)
             self.facts.module_attributes.append(event)
 
@@ -808,7 +818,7 @@ class Interpreter:
         name = dotted(expr)
         self._module_attribute(target, value, Const(flag) if flag is not None else None)
         if isinstance(value, Tensor):
-            change = RequiresGradChange(target, self.module.code_for_node(expr), value, flag, True)
+            change = RequiresGradChange(target, self._text(expr), value, flag, True)
             self.facts.requires_grad_changes.append(change)
         if isinstance(value, Tensor) and name is not None:
             if flag is True and value.grad in (Grad.OFF, Grad.LEAF):
@@ -1013,7 +1023,7 @@ class Interpreter:
             base = self.eval(expr.value, state, frame)
         if isinstance(base, Tensor):
             if attr == "grad":
-                written = self.module.code_for_node(expr.value)
+                written = self._text(expr.value)
                 self.facts.grad_reads.append(GradRead(expr, written, base))
             if attr in ("T", "mT", "H", "mH"):
                 return base.as_view()
@@ -1099,7 +1109,7 @@ class Interpreter:
             return None
         function = _OPERATOR_FUNCTIONS.get(type(expr.operator).__name__)
         facts = knowledge.op(function) if function else None
-        label = _snippet(self.module.code_for_node(expr))
+        label = _snippet(self._text(expr))
         symbol = _OPERATOR_SYMBOLS.get(type(expr.operator).__name__)
         spelled = f"{{0}} {symbol} {{1}}" if symbol else None
         return self._apply(facts, label, spelled, [left, right], state)
@@ -1320,7 +1330,7 @@ class Interpreter:
             made = Tensor(new_storage(), is_tensor=True) if fresh else result
             made = replace(made, grad=Grad.OFF, dtype=dtype, described="")
             if receiver is None and _truth(keywords.get("requires_grad")) is True:
-                written = self.module.code_for_node(call)
+                written = self._text(call)
                 change = RequiresGradChange(call, written, made, True, False, created=True)
                 self.facts.requires_grad_changes.append(change)
             return made
@@ -1354,7 +1364,7 @@ class Interpreter:
         freed, stale, state.graphs = state.graphs.traverse(call, roots, retains)
         if not tensors:
             return
-        written = self.module.code_for_node(loss_node)
+        written = self._text(loss_node)
         value = loss if isinstance(loss, Tensor) else None
         event = BackwardCall(call, written, value, retains, freed, stale)
         self.facts.backward_calls.append(event)
@@ -1370,7 +1380,7 @@ class Interpreter:
             stepped = positional[0]
         if stepped is None or not stepped.storages:
             return
-        written = self.module.code_for_node(call)
+        written = self._text(call)
         step = graphs.Step(call, written, stepped.storages, graphs.tick())
         state.graphs = state.graphs.step(step)
 
@@ -1746,7 +1756,7 @@ class Interpreter:
         if output.grad is Grad.ON:
             saved = _layer_saved(layer, positional, learns, facts.saves_input and saves_input)
             saved |= {output.storage} if saves_output else set()
-            label = f"{self.module.code_for_node(call.func)}(...)"
+            label = f"{self._text(call.func)}(...)"
             output = replace(output, graph=graphs.record(label, _histories(positional), saved))
         return _recurrent_outputs(kind, output)
 
@@ -1754,7 +1764,7 @@ class Interpreter:
         """Each stage called on the previous one's output; edits are reported at the call."""
         value = args[0][0] if args[0] else None
         stages = sorted((int(k), v) for k, v in layer.attrs.items() if k.isdigit())
-        container = self.module.code_for_node(call.func)
+        container = self._text(call.func)
         for number, stage in stages:
             if not isinstance(stage, Obj):
                 return None
@@ -1786,7 +1796,7 @@ class Interpreter:
         if method == "requires_grad_":
             flag = _truth(positional[0]) if positional else True
             if isinstance(receiver, Tensor):
-                written = self.module.code_for_node(func.value)
+                written = self._text(func.value)
                 change = RequiresGradChange(call, written, receiver, flag, False)
                 self.facts.requires_grad_changes.append(change)
                 leaf = flag is True and receiver.grad in (Grad.OFF, Grad.LEAF)
@@ -1839,7 +1849,7 @@ class Interpreter:
         result computed (and saved for backward) from its parameters."""
         if receiver.grad is not Grad.ON or not state.grad:
             return None
-        label = f"{self.module.code_for_node(func)}(...)"
+        label = f"{self._text(func)}(...)"
         graph = graphs.record(label, _histories([receiver, *positional]), {new_storage()})
         return Tensor(new_storage(), Grad.ON, is_tensor=True, graph=graph)
 
@@ -2446,6 +2456,7 @@ class _CallScan(cst.CSTVisitor):
         self.dirty: dict[cst.FunctionDef, set[str]] = {}
         self.freezes = False  # something switches requires_grad off
         self.built_inside: set[str] = set()  # classes called inside a function or method
+        self.by_callee: dict[str, list[cst.Call]] = {}  # `f(...)` calls by the name called
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
@@ -2461,6 +2472,8 @@ class _CallScan(cst.CSTVisitor):
         self.stack.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name):
+            self.by_callee.setdefault(node.func.value, []).append(node)
         calls = self.by_body[self.stack[-1]]
         name = dotted(node.func) or ""
         if name and (name.count(".") == 0 or (name.startswith("self.") and name.count(".") == 1)):

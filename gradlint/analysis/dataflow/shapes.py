@@ -23,7 +23,6 @@ from gradlint.analysis.dataflow.values import Const, Grad, Obj, Seq, Size, Tenso
 from gradlint.analysis.names import ImportTable, dotted
 from gradlint.analysis.shapes import model
 from gradlint.analysis.shapes.model import Dim, Prod, Shape, Sym
-from gradlint.analysis.walk import iter_nodes
 
 BATCH = Sym("batch")
 _RESHAPES = frozenset({"view", "reshape"})
@@ -199,12 +198,13 @@ def module_constants(module: cst.Module) -> dict[str, int]:
 class ShapeFlow:
     """The shape part of the interpreter: refines the values it computes, records conflicts."""
 
-    def __init__(self, imports: ImportTable, module: cst.Module) -> None:
+    def __init__(
+        self, imports: ImportTable, module: cst.Module, calls: dict[str, list[cst.Call]]
+    ) -> None:
         self.imports = imports
         self.constants = module_constants(module)
         self.conflicts: dict[cst.CSTNode, dict[str, Conflict]] = {}
-        self.module = module
-        self._calls: dict[str, list[cst.Call]] | None = None
+        self._calls = calls  # the file's `f(...)` calls by the name called, in source order
 
     # -- entry points ---------------------------------------------------------------------
 
@@ -215,11 +215,6 @@ class ShapeFlow:
     def constructor_arguments(self, class_name: str, init: cst.FunctionDef) -> dict[str, Const]:
         """The `__init__` arguments every call of the class in the file passes as the same
         int literal (`MyModule(20, 5)`): a method analysed on its own sees those sizes."""
-        if self._calls is None:
-            self._calls = {}
-            for node in iter_nodes(self.module):
-                if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
-                    self._calls.setdefault(node.func.value, []).append(node)
         calls = self._calls.get(class_name, [])
         params = [p.name.value for p in init.params.params[1:]]
         seen: dict[str, set] = {}
