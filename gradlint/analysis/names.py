@@ -26,6 +26,9 @@ _CANONICAL_PREFIXES = (
 )
 
 
+_UNKNOWN = object()  # not resolved yet
+
+
 def canonical(qualified: str) -> str:
     for prefix, replacement in _CANONICAL_PREFIXES:
         if qualified.startswith(prefix):
@@ -71,6 +74,9 @@ class ImportTable:
     def __init__(self, package: str = "") -> None:
         self.package = package  # dotted package of the linted file, for relative imports
         self.bindings: dict[str, str] = {}
+        # resolve()'s answers by node: rules and the interpreter ask about the same
+        # expressions many times; an import added later clears them
+        self._resolved: dict[cst.BaseExpression, str | None] = {}
 
     @classmethod
     def from_module(cls, module: cst.Module, package: str = "") -> ImportTable:
@@ -94,6 +100,7 @@ class ImportTable:
                 pending.extend(iter(block) for block in reversed(_blocks(statement)))
 
     def add(self, node: cst.Import | cst.ImportFrom) -> None:
+        self._resolved.clear()
         if isinstance(node, cst.Import):
             for alias in node.names:
                 full = _module_name(alias.name)
@@ -123,8 +130,11 @@ class ImportTable:
 
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         """Canonical qualified name of an imported name or attribute chain."""
-        name = dotted(expr)
-        return self.resolve_name(name) if name is not None else None
+        found = self._resolved.get(expr, _UNKNOWN)
+        if found is _UNKNOWN:
+            name = dotted(expr)
+            found = self._resolved[expr] = self.resolve_name(name) if name is not None else None
+        return found
 
     def resolve_name(self, name: str) -> str | None:
         """`resolve` for a dotted name given as text."""

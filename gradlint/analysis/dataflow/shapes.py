@@ -195,6 +195,13 @@ def module_constants(module: cst.Module) -> dict[str, int]:
     return constants
 
 
+# The expression types whose values `ShapeFlow.refine` may change (exact types: libcst's
+# node classes have no subclasses); the interpreter skips refine for the others.
+REFINED = frozenset(
+    {cst.Call, cst.Attribute, cst.Subscript, cst.BinaryOperation, cst.UnaryOperation, cst.Integer}
+)
+
+
 class ShapeFlow:
     """The shape part of the interpreter: refines the values it computes, records conflicts."""
 
@@ -303,7 +310,8 @@ class ShapeFlow:
         return self._result(value, self._layer_call(call, layer.layer_shape, args))
 
     def refine(self, expr: cst.BaseExpression, value, part: Part):
-        """`value`, computed by the interpreter for `expr`, with what shapes prove."""
+        """`value`, computed by the interpreter for `expr`, with what shapes prove (only
+        for the node types in REFINED: any other value comes back as it is)."""
         if value is None:
             literal = literal_int(expr)
             if literal is not None:
