@@ -54,12 +54,18 @@ def code_fingerprint() -> str:
     digest = hashlib.sha256(__version__.encode())
     package = Path(__file__).parent
     for root in (package, catalogue_dir()):
-        for path in sorted(root.rglob("*")):
-            if path.suffix in (".py", ".json", ".md") and "__pycache__" not in path.parts:
-                stat = path.stat()
-                digest.update(
-                    f"{path.relative_to(root)}:{stat.st_size}:{stat.st_mtime_ns};".encode()
-                )
+        found = []
+        for directory, subdirectories, names in os.walk(root):
+            subdirectories[:] = [d for d in subdirectories if d != "__pycache__"]
+            relative = os.path.relpath(directory, root)
+            found += [
+                (os.path.normpath(os.path.join(relative, name)), os.path.join(directory, name))
+                for name in names
+                if name.endswith((".py", ".json", ".md"))
+            ]
+        for name, path in sorted(found):
+            stat = os.stat(path)
+            digest.update(f"{name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
     return digest.hexdigest()
 
 

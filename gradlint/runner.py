@@ -17,8 +17,6 @@ import pickle
 import stat
 import sys
 import tokenize
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 from gradlint.cache import ResultCache
@@ -250,6 +248,9 @@ def _in_pool(paths: list[str], config: Config, jobs: int) -> list[FileResult]:
 
 def _run_batch(paths: list[str], config: Config, jobs: int, done: dict[str, FileResult]):
     """Lint `paths` in a pool into `done`; the status array when the pool broke, else None."""
+    from concurrent.futures import ProcessPoolExecutor  # not imported by a warm run
+    from concurrent.futures.process import BrokenProcessPool
+
     context = _context()
     status = context.RawArray("b", len(paths))
     broken = False
@@ -352,6 +353,9 @@ def _serve(requests: int, answers: int) -> None:
 
 def _isolated(path: str, config: Config) -> FileResult:
     """Lint one file in a process of its own; GL001 when that process dies."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     context = _context()
     status = context.RawArray("b", 1)
     with ProcessPoolExecutor(
