@@ -6,10 +6,17 @@ import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
 import libcst as cst
 
-from gradlint.analysis.walk import LAYOUT, identity_hashes, plain_type_checks, walk_hooks
+from gradlint.analysis.walk import (
+    LAYOUT,
+    identity_hashes,
+    plain_type_checks,
+    unheard_tokens,
+    walk_hooks,
+)
 from gradlint.catalogue import load_catalogue
 from gradlint.checks import Checker, load_checkers
 from gradlint.config import DEFAULT_MAX_DEPTH, Config
@@ -56,14 +63,7 @@ class _Dispatcher(dict):
         self._checkers = checkers
 
     def run(self, module: cst.Module) -> None:
-        """Walk the module; layout nodes (whitespace, comments) only if a checker asks."""
-        wants_layout = any(
-            hasattr(checker, f"{hook}_{layout.__name__}")
-            for checker in self._checkers
-            for hook in ("visit", "leave")
-            for layout in LAYOUT
-        )
-        walk_hooks(module, self, skip=frozenset() if wants_layout else LAYOUT)
+        walk_hooks(module, self, skip=_skipped(tuple(type(c) for c in self._checkers)))
 
     def __missing__(self, node_type: type) -> tuple[Callable | None, Callable | None]:
         name = node_type.__name__
@@ -76,6 +76,19 @@ class _Dispatcher(dict):
             visits.append(self.scope.imports.add)  # function-level imports count from here on
         found = self[node_type] = (_all(visits), _all(leaves))
         return found
+
+
+@cache
+def _skipped(checkers: tuple[type[Checker], ...]) -> frozenset[type]:
+    """What the walk passes over: layout nodes (whitespace, comments) unless a checker
+    asks for one, then token nodes (`,` `.` operators) nobody asks for."""
+
+    def listens(name: str) -> bool:
+        return any(hasattr(checker, name) for checker in checkers)
+
+    if any(listens(f"{hook}_{t.__name__}") for t in LAYOUT for hook in ("visit", "leave")):
+        return frozenset()
+    return LAYOUT | unheard_tokens(listens)
 
 
 def _all(callbacks: list[Callable]) -> Callable | None:

@@ -174,6 +174,22 @@ class Generic(cst.CSTVisitor):
         self.events.append(-id(original_node))
 
 
+class WithTokens(cst.CSTVisitor):
+    """Asks for token nodes, which walks skip for visitors that do not."""
+
+    def __init__(self):
+        self.events = []
+
+    def visit_Comma(self, node):
+        self.events.append(("comma", id(node)))
+
+    def leave_Dot(self, node):
+        self.events.append(("dot", id(node)))
+
+    def visit_Name(self, node):
+        self.events.append(("name", node.value))
+
+
 class WithAttributeHook(ByName):
     def visit_Call_func(self, node):
         self.events.append(("func", id(node)))
@@ -181,12 +197,40 @@ class WithAttributeHook(ByName):
 
 def test_visit_gives_a_visitor_the_calls_libcsts_traversal_gives():
     module = cst.parse_module(SYNTAX)
-    for kind in (ByName, ByNameWithoutLayout, Generic, WithAttributeHook):
+    for kind in (ByName, ByNameWithoutLayout, Generic, WithTokens, WithAttributeHook):
         expected, fast = kind(), kind()
         module.visit(expected)
         visit(module, fast)
         assert fast.events == expected.events, kind.__name__
         assert fast.events
+
+
+class CommaCounter:
+    """A checker asking for a token type gets every node of it."""
+
+    def __init__(self):
+        self.seen = 0
+
+    def visit_Comma(self, node: cst.Comma) -> None:
+        self.seen += 1
+
+
+def test_checkers_asking_for_tokens_still_get_them():
+    module = cst.parse_module(SYNTAX)
+    counter = CommaCounter()
+    _Dispatcher(FileContext("c.py", module, Config()), [counter]).run(module)
+    assert counter.seen == sum(type(n) is cst.Comma for n in libcst_order(module)) > 10
+
+
+def test_libcst_nodes_keep_identity_equality_with_the_c_hash():
+    """engine.py gives node classes object's hash: equal only to themselves, usable as
+    dict keys, and two equal-looking nodes stay distinct keys."""
+    from gradlint import engine  # noqa: F401 - applies identity_hashes
+
+    first, second = cst.Name("x"), cst.Name("x")
+    assert type(first).__hash__ is object.__hash__
+    table = {first: 1, second: 2}
+    assert first == first and first != second and table[first] == 1 and table[second] == 2
 
 
 def test_libcst_node_classes_keep_their_isinstance_answers():

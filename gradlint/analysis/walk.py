@@ -28,6 +28,32 @@ LAYOUT: frozenset[type[cst.CSTNode]] = frozenset(
     }
 )
 
+
+def _node_classes() -> list[type[cst.CSTNode]]:
+    """CSTNode and every subclass of it, each once."""
+    classes, seen = [cst.CSTNode], {}
+    while classes:
+        kind = classes.pop()
+        if kind not in seen:
+            seen[kind] = None
+            classes.extend(kind.__subclasses__())
+    return list(seen)
+
+
+def _tokens() -> frozenset[type[cst.CSTNode]]:
+    """libcst's token nodes (`,` `.` `=` `(` operators, ...): all their fields are
+    whitespace, so below them there is only layout."""
+    return frozenset(
+        kind
+        for kind in _node_classes()
+        if dataclasses.is_dataclass(kind)
+        and all(f.name.startswith("whitespace") for f in dataclasses.fields(kind))
+    )
+
+
+# Token nodes, a fifth of a tree: a walk that skips layout skips those nobody listens to.
+TOKENS = _tokens()
+
 _FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
 
 
@@ -171,8 +197,17 @@ def _plan(kind: type) -> tuple[str, frozenset[type]]:
         wants_layout = any(
             _overrides(kind, f"{hook}_{t.__name__}") for t in LAYOUT for hook in ("visit", "leave")
         )
-        return "by_name", frozenset() if wants_layout else LAYOUT
+        if wants_layout:
+            return "by_name", frozenset()
+        return "by_name", LAYOUT | unheard_tokens(lambda name: _overrides(kind, name))
     return "generic", frozenset()
+
+
+def unheard_tokens(listens: Callable[[str], bool]) -> frozenset[type[cst.CSTNode]]:
+    """The token types without a hook: `listens("visit_Comma")` says whether there is one.
+    A walk skipping layout skips these too (nothing but layout lies below them)."""
+    hooks = ("visit", "leave")
+    return frozenset(t for t in TOKENS if not any(listens(f"{h}_{t.__name__}") for h in hooks))
 
 
 def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
@@ -231,13 +266,7 @@ def plain_type_checks() -> None:
     registry = getattr(abc, "_get_dump", None)  # CPython's C implementation of abc
     if registry is None:
         return
-    classes, seen = [cst.CSTNode], set()
-    while classes:
-        kind = classes.pop()
-        if kind in seen:
-            continue
-        seen.add(kind)
-        classes.extend(kind.__subclasses__())
+    for kind in _node_classes():
         if type(kind) is abc.ABCMeta and not registry(kind)[0]:  # no virtual subclass
             kind.__class__ = _PlainChecks
 
@@ -248,12 +277,6 @@ def identity_hashes() -> None:
     set keyed by nodes paid a Python call per lookup. The same equality, a C hash. Call
     it before any node is hashed (engine does, on import)."""
     python_hash = cst.CSTNode.__hash__
-    classes, seen = [cst.CSTNode], set()
-    while classes:
-        kind = classes.pop()
-        if kind in seen:
-            continue
-        seen.add(kind)
-        classes.extend(kind.__subclasses__())
+    for kind in _node_classes():
         if kind.__dict__.get("__hash__") is python_hash:
             kind.__hash__ = object.__hash__

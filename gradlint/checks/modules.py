@@ -70,13 +70,16 @@ class ModuleStateChecker(Checker):
         info = self.file.index.by_node[node]
         if info.kind is not ClassKind.MODULE or _SELF_ENUMERATING & info.methods.keys():
             return
+        state = _ClassState()
+        for method in self._construction_methods(info):
+            _ConstructionWalker(self, state).run(method)
+        if not state.grad_tensors and not state.containers:
+            return  # nothing to report: the rest of the class is not walked
         usage = _SelfUsage(self)
         visit(node, usage)
         if usage.registers_dynamically:
             return
-        state = _ClassState(parameters=set(usage.registered))
-        for method in self._construction_methods(info):
-            _ConstructionWalker(self, state).run(method)
+        state.parameters.update(usage.registered)
         for attr, assignment in state.grad_tensors.items():
             if attr not in state.parameters and attr not in usage.wrapped:
                 self._report_unregistered(info, attr, assignment)

@@ -45,7 +45,7 @@ from gradlint.analysis.dataflow.events import (
     Returned,
     Saver,
 )
-from gradlint.analysis.dataflow.shapes import REFINED, ShapeFlow
+from gradlint.analysis.dataflow.shapes import ShapeFlow
 from gradlint.analysis.dataflow.uses import (
     FOLLOW,
     METADATA_ATTRIBUTES,
@@ -854,13 +854,12 @@ class Interpreter:
         self.evals += 1
         start = self.evals
         value = self._evaluate(expr, state, frame)
-        if type(expr) in REFINED:
 
-            def part(node: cst.CSTNode):
-                found = self.values.get(node)
-                return found[0] if found is not None and found[1] > start else None
+        def part(node: cst.CSTNode):
+            found = self.values.get(node)
+            return found[0] if found is not None and found[1] > start else None
 
-            value = self.shapes.refine(expr, value, part)
+        value = self.shapes.refine(expr, value, part)
         self.values[expr] = (value, start)
         return value
 

@@ -196,8 +196,8 @@ def module_constants(module: cst.Module) -> dict[str, int]:
 
 
 # The expression types whose values `ShapeFlow.refine` may change (exact types: libcst's
-# node classes have no subclasses); the interpreter skips refine for the others.
-REFINED = frozenset(
+# node classes have no subclasses): a type refine learns must be added here.
+_REFINED = frozenset(
     {cst.Call, cst.Attribute, cst.Subscript, cst.BinaryOperation, cst.UnaryOperation, cst.Integer}
 )
 
@@ -310,8 +310,9 @@ class ShapeFlow:
         return self._result(value, self._layer_call(call, layer.layer_shape, args))
 
     def refine(self, expr: cst.BaseExpression, value, part: Part):
-        """`value`, computed by the interpreter for `expr`, with what shapes prove (only
-        for the node types in REFINED: any other value comes back as it is)."""
+        """`value`, computed by the interpreter for `expr`, with what shapes prove."""
+        if type(expr) not in _REFINED:  # most expressions are names: one set lookup
+            return value
         if value is None:
             literal = literal_int(expr)
             if literal is not None:
