@@ -13,6 +13,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from gradlint.analysis.context import ModuleIndex, Scope
 from gradlint.analysis.dataflow import FileFacts
 from gradlint.analysis.names import ImportTable
+from gradlint.analysis.reachability import unreachable_nodes
 from gradlint.catalogue import load_catalogue
 from gradlint.config import Config
 from gradlint.diagnostic import Diagnostic, Fix, Severity, Witness
@@ -36,6 +37,11 @@ class FileContext:
         return FileFacts(self.module, self.imports, self.index, self.scope)
 
     @cached_property
+    def unreachable(self) -> frozenset[cst.CSTNode]:
+        """Nodes of branches a class declares unreachable (reachability.py): not reported."""
+        return unreachable_nodes(self.module, self.index, self.imports)
+
+    @cached_property
     def _positions(self):
         # Resolved only when a file has a finding: positions cost more than the parse.
         return MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
@@ -57,7 +63,7 @@ class FileContext:
         witness: Witness | None = None,
         detail: str = "",
     ) -> None:
-        if not self.config.is_selected(code):
+        if not self.config.is_selected(code) or node in self.unreachable:
             return
         doc = load_catalogue()[code]
         span = self.position(node)

@@ -581,3 +581,99 @@ def test_users_inputs_embeds_edited_by_the_embeddings_of_a_public_model_is_flagg
 def test_embeddings_of_a_fresh_projection_are_quiet():
     source = EMBEDDINGS.replace("{PASSED}", "self.proj(inputs_embeds)")
     assert _findings(source) == []
+
+
+# A `.data` write in forward() counts as "after the forward pass used it" only when this
+# forward read the parameter: directly, through a torch layer or module it called whose
+# forward is not interpreted, or inside a file module's forward it called (transformers
+# flava: `self.flava(...)` never reads `logit_scale`, which is clamped before its use).
+
+CLAMPED_SCALE = """\
+import torch
+import torch.nn as nn
+
+
+class Towers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.logit_scale = nn.Parameter(torch.tensor(5.0))
+
+    def forward(self, x):
+        return {TOWER}
+
+
+class ForPreTraining(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.towers = Towers()
+
+    def forward(self, x):
+        embedding = self.towers.proj(self.towers(x))
+        if self.training:
+            self.towers.logit_scale.data.clamp_(0, 4.6052)
+        return (embedding * self.towers.logit_scale).sum()
+"""
+CLAMP_CHECK = """
+
+import copy
+
+model = ForPreTraining().double()
+start = copy.deepcopy(model.state_dict())
+x = torch.ones(2, 4, dtype=torch.float64)
+model(x).backward()
+
+
+def loss_at(bias):  # the loss the forward computes, from the initial parameters
+    probe = ForPreTraining().double()
+    probe.load_state_dict(start)
+    with torch.no_grad():
+        probe.towers.proj.bias.copy_(bias)
+    return probe(x).item()
+
+
+bias = start["towers.proj.bias"]
+numeric = torch.tensor(
+    [(loss_at(bias + 1e-6 * e) - loss_at(bias - 1e-6 * e)) / 2e-6 for e in torch.eye(4)],
+    dtype=torch.float64,
+)
+assert torch.allclose(model.towers.proj.bias.grad, numeric, atol=1e-4), (
+    "gradient from the clamped values"
+)
+"""
+
+
+def test_clamp_of_a_parameter_the_called_submodule_never_read_is_quiet(tmp_path):
+    source = CLAMPED_SCALE.replace("{TOWER}", "self.proj(x)")
+    assert _findings(source) == []
+    assert _run(tmp_path, source + CLAMP_CHECK) is None
+
+
+def test_clamp_of_a_parameter_the_called_submodule_used_is_flagged(tmp_path):
+    source = CLAMPED_SCALE.replace("{TOWER}", "self.proj(x) * self.logit_scale")
+    assert _findings(source) == [(23, "GL102")]
+    assert "gradient from the clamped values" in str(_run(tmp_path, source + CLAMP_CHECK))
+
+
+def test_data_write_after_a_torch_layer_or_helper_method_used_the_weight_is_flagged():
+    source = """\
+    import torch
+    import torch.nn as nn
+
+
+    class Renorm(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+            self.scale = nn.Parameter(torch.ones(3))
+
+        def scaled(self, h):
+            return h * self.scale
+
+        def forward(self, x):
+            out = self.scaled(self.fc(x))
+            self.fc.weight.data.div_(self.fc.weight.data.norm())
+            self.scale.data.clamp_(0, 1)
+            return out
+    """
+    assert _findings(source) == [(16, "GL102"), (17, "GL102")]

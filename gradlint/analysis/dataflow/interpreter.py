@@ -199,6 +199,9 @@ class Frame:
     order: int = 0
     bound_at: dict[str, int] = field(default_factory=dict)
     read_parameters: set[str] = field(default_factory=set)
+    # modules called whose parameters all count as read: torch layers, and modules whose
+    # forward is not interpreted here (an interpreted one reports what it read)
+    called_modules: set[str] = field(default_factory=set)
     data_writes: list[tuple[int, cst.CSTNode, str]] = field(default_factory=list)
     backward_calls: list[tuple[int, int]] = field(default_factory=list)
     statement: cst.CSTNode | None = None
@@ -1009,8 +1012,6 @@ class Interpreter:
         name = dotted(expr)
         if name is not None and name in state.env:
             self._note_read(name, state.env[name], state, frame)
-            head = name.rpartition(".")[0]
-            frame.read_parameters.add(head)
             return state.env[name]
         if name is not None and self.imports.resolve(expr) is not None:
             return None  # a torch (or other imported) name, not a value of the file
@@ -1032,7 +1033,7 @@ class Interpreter:
             return None
         if isinstance(base, Obj):
             if name is not None:
-                frame.read_parameters.update({name, name.rpartition(".")[0]})
+                frame.read_parameters.add(name)
             return self._object_attribute(base, attr)
         if isinstance(base, ClassRef):
             return self._class_attribute(base, attr)
@@ -1453,6 +1454,11 @@ class Interpreter:
         return None
 
     def _call_module(self, call: cst.Call, obj: Obj, args, state, frame, label=None):
+        forward = None
+        if obj.info is not None and not obj.torch_layer:
+            forward = self._method(obj.info, "forward" if obj.info in self.modules else "__call__")
+        if forward is None and (name := dotted(call.func)) is not None:
+            frame.called_modules.add(name)
         if obj.torch_layer:
             output = self._layer_call(call, obj, args, state, frame, label)
             return self.shapes.layer_output(call, obj, args[0], output)
@@ -1461,7 +1467,6 @@ class Interpreter:
         if label is None and args is not None and obj.info.kind is not ClassKind.UNKNOWN:
             # `call`'s own arguments (not a later stage's), of a class the probe can build
             self.facts.module_calls.append(ModuleCall(obj, call, args, frame.body.node))
-        forward = self._method(obj.info, "forward" if obj.info in self.modules else "__call__")
         if forward is None:
             return None
         return self._inline(call, forward, obj, args, state, frame)
@@ -1471,7 +1476,10 @@ class Interpreter:
         owner = self._owner_of(node)
         modes = self.call_modes.setdefault(node, [])
         modes.append(state.grad)
+        receiver = _receiver(call, node) if bound is not None else None
         if frame.depth >= MAX_DEPTH or node in self.stack or self.steps > MAX_STEPS or args is None:
+            if receiver is not None:  # what it reads is unknown: all of its parameters
+                frame.called_modules.add(receiver)
             return None
         env = self._bind_call(node, owner, bound, args)
         callee_grad = state.grad
@@ -1494,6 +1502,12 @@ class Interpreter:
         end = self._block(node.body.body, inner, callee)
         self.stack.pop()
         self._finish(callee)
+        if receiver is not None:  # `self.x` read by the method is `<receiver>.x` here
+            for mine, theirs in (
+                (frame.read_parameters, callee.read_parameters),
+                (frame.called_modules, callee.called_modules),
+            ):
+                mine.update(receiver + name[4:] for name in theirs if name.startswith("self."))
         # a `.data` write in a helper happens, for the caller, at the call
         frame.data_writes.extend((frame.order, at, name) for _, at, name in callee.data_writes)
         state.saved.clear()  # the callee's saved map continues the caller's
@@ -1961,7 +1975,9 @@ class Interpreter:
         value = self._peek(owner, state, frame)
         if not isinstance(value, Tensor) or value.grad is not Grad.LEAF:
             return
-        used = name in frame.read_parameters or name.rpartition(".")[0] in frame.read_parameters
+        used = name in frame.read_parameters or any(
+            name.startswith(module + ".") for module in frame.called_modules
+        )
         if frame.body.role == "module_forward" and used:
             where = "inside forward(), after the forward pass used it"
             self.facts.data_writes.append(DataWrite(node, name, where))
@@ -2552,6 +2568,18 @@ def _annotated_tensor(param: cst.Param, imports: ImportTable) -> bool:
     tensors = [side for side in sides if imports.resolve(side) == "torch.Tensor"]
     others = [side for side in sides if not (isinstance(side, cst.Name) and side.value == "None")]
     return len(tensors) == 1 and len(others) == 1
+
+
+def _receiver(call: cst.Call, method: cst.FunctionDef) -> str | None:
+    """The dotted name of the object a method runs on at `call`: `self.enc` for
+    `self.enc(x)` (its forward) and for `self.enc.encode(x)`, `self` for `super().f(x)`."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == method.name.value:
+        owner = func.value
+        if isinstance(owner, cst.Call) and dotted(owner.func) == "super":
+            return "self"
+        return dotted(owner)
+    return dotted(func)
 
 
 def _argument(call: cst.Call, keyword: str, position: int | None) -> cst.BaseExpression | None:
