@@ -4,6 +4,7 @@ parameters to a module's output or to a backpropagated loss."""
 import pytest
 from conftest import codes, lint
 
+from gradlint.analysis import knowledge
 from gradlint.analysis import torch_ops as ops
 
 MODULE = """
@@ -193,27 +194,62 @@ def test_graph_cut_functions_build_tensors_without_history(torch):
         assert result.grad_fn is None and not result.requires_grad, name
 
 
-def test_no_gradient_ops_return_tensors_that_do_not_require_grad(torch):
+def _spellings(name, torch):
+    """The Tensor method and `torch.` / `torch.nn.functional.` functions named `name`."""
+    places = (torch.Tensor, torch, torch.nn.functional)
+    return [getattr(place, name) for place in places if hasattr(place, name)]
+
+
+def test_no_gradient_ops_give_integer_results_without_history(torch):
+    assert {"argmax", "argmin", "eq", "gt", "isclose", "signbit", "long", "bool"} <= (
+        ops.NO_GRADIENT_OPS
+    )
+    assert {"isnan", "nonzero", "searchsorted", "bucketize", "multinomial"} <= ops.NO_GRADIENT_OPS
+    assert not ops.NO_GRADIENT_OPS & {"float", "detach", "sort", "max", "round"}
     t = _graph_tensor(torch)
-    for name, sample in ops.NO_GRADIENT_OPS.items():
-        result = eval(sample, {"torch": torch, "t": t})
-        assert not result.requires_grad, name
+    for name in ("isnan", "argsort", "count_nonzero", "all", "logical_not", "nonzero"):
+        result = getattr(t, name)()
+        assert not result.requires_grad and not result.is_floating_point(), name
+    assert not torch.isin(t, t[0]).requires_grad
 
 
 def test_zero_gradient_ops_give_zero_gradients(torch):
+    assert {"round", "floor", "ceil", "sign", "trunc", "fix"} <= ops.ZERO_GRADIENT_OPS
+    # zero for a real input only: of a complex one, angle and sgn have a gradient
+    assert not ops.ZERO_GRADIENT_OPS & {"angle", "sgn", "relu", "abs", "cdist", "index_fill"}
+    samples = {"fill": (2.0,)}
     for name in ops.ZERO_GRADIENT_OPS:
-        w = torch.nn.Parameter(torch.randn(5) * 3)
-        getattr(torch, name)(w * 1.5).sum().backward()
-        assert torch.count_nonzero(w.grad) == 0, name
+        for op in _spellings(name, torch):
+            w = torch.nn.Parameter(torch.randn(5) * 3)
+            op(w * 1.5, *samples.get(name, ())).sum().backward()
+            assert torch.count_nonzero(w.grad) == 0, name
+
+
+def test_backward_raising_ops_raise_in_backward(torch):
+    assert {"floor_divide", "heaviside", "unique"} <= ops.BACKWARD_RAISING_OPS
+    t = _graph_tensor(torch)
+    for result in (t.floor_divide(2), t.heaviside(t), torch.unique(t)):
+        assert result.requires_grad
+        with pytest.raises(RuntimeError, match="not implemented"):
+            result.sum().backward()
 
 
 def test_graph_keeping_methods_keep_the_graph(torch):
-    t = _graph_tensor(torch)
-    for name, sample in ops.GRAPH_KEEPING_METHODS.items():
-        if sample is None:
-            continue
-        for result in _results(eval(f"t.{name}{sample}", {"torch": torch, "t": t})):
-            assert result.grad_fn is not None, name
+    assert {"to", "view", "sum", "softmax", "split", "masked_fill", "bmm"} <= (
+        ops.GRAPH_KEEPING_METHODS
+    )
+    assert not ops.GRAPH_KEEPING_METHODS & (ops.NON_DIFFERENTIABLE_OPS | {"detach", "item"})
+    checked = 0
+    for name in sorted(ops.GRAPH_KEEPING_METHODS):
+        facts = knowledge.method(name)
+        if facts is None or facts.call is None:
+            continue  # GradScaler methods, `cuda`, or no call on a (4, 4) tensor known
+        t = torch.nn.Parameter(torch.randn(4, 4)) * 1
+        results = _results(eval(f"t.{name}({facts.call[2:]})", {"t": t, "torch": torch}))
+        for result in results if name in ("split", "chunk", "unbind") else results[:1]:
+            assert result.grad_fn is not None, name  # the values; indices have no history
+        checked += 1
+    assert checked > 150
 
 
 def test_metadata_and_factories_carry_no_graph(torch):

@@ -11,7 +11,7 @@ import pytest
 import torch
 from conftest import codes, lint
 
-from gradlint.analysis import torch_ops
+from gradlint.analysis import knowledge, torch_ops
 from gradlint.engine import lint_source
 
 CORPUS = Path(__file__).parent / "corpus" / "modules"
@@ -221,16 +221,28 @@ def test_parameter_constructors_register():
     )
 
 
-@pytest.mark.parametrize("method", sorted(torch_ops.TENSOR_PRESERVING_METHODS))
-def test_tensor_preserving_methods(method):
-    sample = torch_ops.TENSOR_PRESERVING_METHODS[method]
-    assert callable(getattr(torch.Tensor, method))
-    if sample is None:
-        return
-    x = torch.randn(4, 4, requires_grad=True)
-    base = x.clone() if method.endswith("_") else x  # in-place ops need a non-leaf
-    result = eval(f"base.{method}{sample}", {"base": base, "torch": torch})
-    assert isinstance(result, torch.Tensor) and result.requires_grad
+def test_tensor_preserving_methods():
+    """Differentiable methods returning one tensor, and in-place methods (run on a
+    non-leaf: they return their receiver), keep requires_grad."""
+    assert {"to", "float", "view", "reshape", "t", "normal_", "fill_", "zero_"} <= (
+        torch_ops.TENSOR_PRESERVING_METHODS
+    )
+    assert not torch_ops.TENSOR_PRESERVING_METHODS & {"argmax", "detach", "long", "eq", "max"}
+    checked = 0
+    for method in sorted(torch_ops.TENSOR_PRESERVING_METHODS):
+        assert callable(getattr(torch.Tensor, method)), method
+        facts = knowledge.method(method)
+        sample = torch_ops.INPLACE_TENSOR_METHODS.get(method)
+        if sample is None and facts is not None and facts.call is not None:
+            sample = f"({facts.call[2:]})"
+        if sample is None:
+            continue
+        x = torch.randn(4, 4, requires_grad=True)
+        base = x.clone() if method.endswith("_") else x  # in-place ops need a non-leaf
+        result = eval(f"base.{method}{sample}", {"base": base, "x": x.detach(), "torch": torch})
+        assert isinstance(result, torch.Tensor) and result.requires_grad, method
+        checked += 1
+    assert checked > 150
 
 
 # -- witnesses and documented examples, run in torch ------------------------------------

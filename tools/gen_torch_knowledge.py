@@ -47,6 +47,10 @@ EXTRA_OPS: dict[str, Callable[[torch.Tensor], tuple[Callable, tuple, dict]]] = {
     "torch.nn.functional.softmax": lambda x: (torch.nn.functional.softmax, (x, 0), {}),
     "torch.nn.functional.log_softmax": lambda x: (torch.nn.functional.log_softmax, (x, 0), {}),
     "torch.nn.functional.tanh": lambda x: (torch.nn.functional.tanh, (x,), {}),
+    # op_db has no entry for these device / dtype moves (they run `to` underneath).
+    "torch.Tensor.cpu": lambda x: (torch.Tensor.cpu, (x,), {}),
+    "torch.Tensor.type": lambda x: (torch.Tensor.type, (x, torch.float64), {}),
+    "torch.Tensor.type_as": lambda x: (torch.Tensor.type_as, (x, x.double()), {}),
     # op_db has dropout, dropout2d and dropout3d but no dropout1d.
     "torch.nn.functional.dropout1d": lambda x: (torch.nn.functional.dropout1d, (x,), {}),
 }
@@ -230,8 +234,25 @@ def _sample_facts(fn: Callable, args: list, kwargs: dict) -> dict | None:
         "warned": full.warned,
         "output_triggers": {k for k, run in singles.items() if run.output_saved},
         "multi_view": _multi_view(fn, args, kwargs, full),
+        "gradient": _gradient(full),
     }
     return facts | _layout_facts(fn, args, kwargs, full)
+
+
+def _gradient(run: Run) -> str | None:
+    """What reaches input 0 for a random output gradient: "zero" (round, sign), "raises"
+    (the backward is not implemented: floor_divide, heaviside), else None."""
+    outputs = [t for t in run.outputs if t.requires_grad and t.is_floating_point()]
+    source = _tensors(run.inputs[0])
+    if not outputs or len(source) != 1 or not source[0].requires_grad:
+        return None
+    generator = torch.Generator().manual_seed(0)
+    weights = [torch.randn(t.shape, generator=generator, dtype=t.dtype) for t in outputs]
+    try:
+        (grad,) = torch.autograd.grad(outputs, source, weights, allow_unused=True)
+    except (RuntimeError, NotImplementedError):
+        return "raises"
+    return "zero" if grad is None or not bool(grad.any()) else None
 
 
 def _layout_facts(fn: Callable, args: list, kwargs: dict, run: Run) -> dict:
@@ -241,6 +262,8 @@ def _layout_facts(fn: Callable, args: list, kwargs: dict, run: Run) -> dict:
         "shape": _shape_family(fn, run),
         "tuple": isinstance(run.result, (tuple, list)),
         "real": bool(run.outputs) and run.outputs[0].is_floating_point(),
+        "integer": bool(run.outputs)
+        and not (run.outputs[0].is_floating_point() or run.outputs[0].is_complex()),
     }
     if out is None or len(first) != 1:
         return facts
@@ -260,6 +283,8 @@ def _layout_facts(fn: Callable, args: list, kwargs: dict, run: Run) -> dict:
                 _storage(other.outputs[0]) == _storage(other.inputs[0])
                 and other.outputs[0]._is_view()
             )
+            if "memory_format" not in kwargs:  # `x.double(memory_format=...)` asks for one
+                facts["same_strides"] = other.outputs[0].stride() == other.inputs[0].stride()
     return facts
 
 
@@ -299,7 +324,8 @@ def _shape_family(fn: Callable, run: Run) -> str:
         return "other"
     x = tensors[0]
     if x.numel() <= 1:
-        return "unknown"  # a one-element input tells no family apart
+        # a one-element input tells no family apart, unless the rank grows (atleast_1d)
+        return "unknown" if out.dim() <= x.dim() else "other"
     if out._is_view() and _storage(out) == _storage(x):
         return "view"
     name = getattr(fn, "__name__", "")
@@ -388,6 +414,11 @@ def _merge(samples: list[dict]) -> dict | None:
             row["output_triggers"] = output_triggers
         if all(s["multi_view"] for s in grads):
             row["multi_view"] = True
+        gradients = {s["gradient"] for s in grads}
+        if gradients == {"zero"}:
+            row["zero_gradient"] = True
+        if gradients == {"raises"}:
+            row["backward_raises"] = True
     views = [s["view"] for s in samples if "view" in s]
     if views and all(views):
         if all(s.get("view_noncontiguous", True) for s in samples):
@@ -398,6 +429,11 @@ def _merge(samples: list[dict]) -> dict | None:
         row["may_view"] = True
     if any(s["tuple"] for s in samples):
         row["returns_tuple"] = True
+    if all(s["integer"] for s in samples):
+        row["integer_output"] = True
+    strides = [s["same_strides"] for s in samples if "same_strides" in s]
+    if strides and all(strides):
+        row["keeps_strides"] = True
     layouts = [s["contiguous"] for s in samples if "contiguous" in s]
     if layouts and all(layouts):
         row["keeps_layout"] = True
@@ -432,12 +468,52 @@ def _derive(
             continue
         if found and found["differentiable"] and found["real"] and not found["warned"]:
             facts.append(found)
-            call = "".join(f", {a!r}" for a in extra)
+            call = extra
             break
     row = _merge(facts)
     if row is not None and call is not None:
-        row["call"] = call
+        row["call"] = "".join(f", {a!r}" for a in call)
+    if row is not None and row.get("zero_gradient") and not _zero_everywhere(fn, call):
+        del row["zero_gradient"]
+    if row is not None and row["shape"] == "elementwise" and not _keeps_any_shape(fn, call):
+        row["shape"] = "other"
     return row
+
+
+def _keeps_any_shape(fn: Callable, call: tuple | None) -> bool:
+    """An op the samples saw keep the shape keeps it on a (2, 3, 5) and a 0-dim input too:
+    square samples hide `pinverse` and `rot90`. Without a witness call, the samples
+    stand."""
+    if call is None:
+        return True
+    for x in (torch.randn(2, 3, 5), torch.tensor(2.0)):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = _tensors(fn(x, *call))
+        except Exception:  # noqa: BLE001 - square matrices only (inverse): kept shape
+            continue
+        if not out or out[0].shape != x.shape:
+            return False  # `pinverse` of (3, 5), `atleast_1d` of a 0-dim tensor
+    return True
+
+
+def _zero_everywhere(fn: Callable, call: tuple | None) -> bool:
+    """A zero gradient seen in every sample holds for the witness call too, and for a
+    complex input when the op takes one (`angle` and `sgn` of a real tensor have a zero
+    gradient, of a complex tensor not). Samples may hit a flat region by chance (`cdist`
+    with p=0, `index_fill` over every row): an op with no witness call is not trusted."""
+    if call is None:
+        return False
+    try:
+        z = torch.randn(4, 4, dtype=torch.complex64, requires_grad=True)
+        out = _tensors(fn(z, *call))[0]
+    except Exception:  # noqa: BLE001 - a real-only op
+        return True
+    if not out.requires_grad:
+        return True
+    (grad,) = torch.autograd.grad(out, z, torch.randn_like(out), allow_unused=True)
+    return grad is None or not bool(grad.any())
 
 
 def _op_samples(info: Any, dtype: torch.dtype) -> list[tuple[list, dict]]:
@@ -592,6 +668,8 @@ def derive_ops(names: set[str] | None = None) -> dict[str, Any]:
             if row is None:
                 continue
             real_fn = _resolve(qualname.removeprefix("torch.")) or fn
+            if not callable(real_fn):
+                row["attribute"] = True  # a Tensor property (`x.T`, `x.mH`), not a method
             arg = _inplace_arg(real_fn)
             if arg is not None and _flag_edits(real_fn, samples):
                 row["inplace_arg"] = arg
@@ -646,7 +724,8 @@ def _extra_ops(ops: dict[str, dict], names: set[str] | None) -> None:
         fn, args, kwargs = make(torch.randn(4, 4))
         row = _derive(fn, [(list(args), kwargs)], witness=False)
         if row is not None:
-            row["call"] = "".join(f", {a!r}" for a in args[1:])
+            if not _tensors(list(args[1:])):  # a witness spells its arguments out
+                row["call"] = "".join(f", {a!r}" for a in args[1:])
             arg = _inplace_arg(fn)
             if arg is not None:
                 row["inplace_arg"] = arg
@@ -663,6 +742,181 @@ def _extra_inplace_methods(inplace_methods: dict[str, str], names: set[str] | No
             base = bare[:-1]
             has_base = getattr(torch.Tensor, base, None) is not None
             inplace_methods[bare] = f"torch.Tensor.{base if has_base else bare}"
+
+
+# -- reductions ------------------------------------------------------------------------
+
+
+def _positional(schema: Any, name: str) -> int | None:
+    """Where `name` sits among a schema's positional arguments after `self`."""
+    names = [a.name for a in schema.arguments if not a.kwarg_only]
+    return names.index(name) - 1 if name in names[1:] else None
+
+
+def _reduction(method: Callable, dim: int, keepdim: int | None, fill: list) -> dict | None:
+    """The facts of a reduction whose `dim` is positional argument `dim` (after `self`),
+    when torch confirms them on a (2, 3, 4) tensor: `dim` 1 or -1 drops that dim (giving
+    one tensor, or (values, indices) both of the reduced shape); `keepdim=True`, and True
+    at positional argument `keepdim`, keep it as 1; no dim gives one 0-dim tensor (or
+    raises: the dim is required)."""
+    x = torch.randn(2, 3, 4)
+
+    def shapes(*args: Any, **kwargs: Any) -> list[tuple[int, ...]] | None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = method(x, *fill[:dim], *args, **kwargs)
+        except Exception:  # noqa: BLE001 - a call this op refuses
+            return None
+        if isinstance(result, tuple) and len(result) != 2:
+            return None
+        return [tuple(t.shape) for t in _tensors(result)]
+
+    reduced = shapes(1)
+    if reduced not in ([(2, 4)], [(2, 4)] * 2) or shapes(-1) != [(2, 3)] * len(reduced):
+        return None
+    row: dict[str, Any] = {"dim": dim}
+    if len(reduced) == 2:
+        row["values_indices"] = True
+    whole = shapes()
+    if whole is None:
+        row["dim_required"] = True
+    elif whole != [()]:
+        return None
+    kept = [(2, 1, 4)] * len(reduced)
+    by_keyword = shapes(1, keepdim=True)
+    if by_keyword is not None and by_keyword != kept:
+        return None
+    between = fill[dim + 1 : keepdim] if keepdim is not None else []
+    if keepdim is not None and by_keyword == kept and shapes(1, *between, True) == kept:
+        row["keepdim"] = keepdim
+    return row
+
+
+def derive_reductions(ops: dict[str, dict]) -> dict[str, dict]:
+    """Tensor methods reducing over a `dim` argument -> where `dim` and `keepdim` sit among
+    the positional arguments (the function forms take the same after the input); an
+    argument before `dim` (`x.norm(p, dim)`) is filled with 2 while checking."""
+    found = {}
+    for qualname in ops:
+        name = qualname.removeprefix("torch.Tensor.")
+        method = getattr(torch.Tensor, name, None)
+        if name == qualname or not callable(method):
+            continue
+        schemas = torch._C._jit_get_schemas_for_operator(f"aten::{name}")
+        positions = {_positional(s, "dim") for s in schemas} - {None}
+        if len(positions) != 1:
+            continue
+        dim = positions.pop()
+        keepdims = {_positional(s, "keepdim") for s in schemas if _positional(s, "dim") == dim}
+        keepdims.discard(None)  # an overload taking it by keyword only (`std(correction=)`)
+        keepdim = keepdims.pop() if len(keepdims) == 1 else None
+        schema = next(
+            s
+            for s in schemas
+            if _positional(s, "dim") == dim and _positional(s, "keepdim") == keepdim
+        )
+        defaults = [a.default_value for a in schema.arguments[1:] if not a.kwarg_only]
+        fill = [2] * dim + defaults[dim:]
+        row = _reduction(method, dim, keepdim, fill)
+        if row is not None:
+            found[name] = row
+    return dict(sorted(found.items()))
+
+
+# -- binary ops ------------------------------------------------------------------------
+
+
+def _binary_schema(schema: Any) -> bool:
+    """`(Tensor self, Tensor other, <arguments with defaults>)`."""
+    args = [a for a in schema.arguments if a.name != "out"]
+    return (
+        len(args) >= 2
+        and args[0].name == "self"
+        and all(str(a.type) == "Tensor" for a in args[:2])
+        and all(a.has_default_value() for a in args[2:])
+    )
+
+
+def derive_binary() -> list[str]:
+    """Tensor methods of two tensors, `x.name(other)`, whose result is the broadcast of
+    both shapes (on float operands, or integer ones for the bitwise ops)."""
+    found = []
+    for name in dir(torch.Tensor):
+        if name.startswith("_") or name.endswith("_") or not callable(getattr(torch.Tensor, name)):
+            continue
+        schemas = torch._C._jit_get_schemas_for_operator(f"aten::{name}")
+        if not any(_binary_schema(s) for s in schemas):
+            continue
+        method = getattr(torch.Tensor, name)
+        for make in (torch.randn, lambda *shape: torch.randint(0, 5, shape)):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = method(make(2, 3, 1), make(3, 4))
+            except Exception:  # noqa: BLE001 - the other dtype, or not broadcasting
+                continue
+            if isinstance(result, torch.Tensor) and result.shape == (2, 3, 4):
+                found.append(name)
+                break
+    return sorted(found)
+
+
+# -- windows: convolutions and pools ------------------------------------------------------
+
+
+def _window_kind(build: Callable[[tuple, dict], Callable], spatial: int) -> str | None:
+    """Which output-size formula a conv / pool follows on (1, 2, 9, ...) inputs: "conv"
+    (out = (in + 2p - d(k - 1) - 1) // s + 1, stride 1 by default, 3 output channels of
+    (in_channels, out_channels, kernel)), "window" (the same, stride = kernel by default),
+    "adaptive" (out = output_size)."""
+    x = torch.randn(1, 2, *[9] * spatial)
+    cases = {
+        "conv": [((2, 3, 3), {}, (1, 3, *[7] * spatial)),
+                 ((2, 3, 3), {"stride": 2, "padding": 1}, (1, 3, *[5] * spatial)),
+                 ((2, 3, 3), {"dilation": 2}, (1, 3, *[5] * spatial))],
+        "window": [((3,), {}, (1, 2, *[3] * spatial)),
+                   ((3,), {"stride": 2, "padding": 1}, (1, 2, *[5] * spatial))],
+        "adaptive": [((2,), {}, (1, 2, *[2] * spatial)), ((4,), {}, (1, 2, *[4] * spatial))],
+    }  # fmt: skip
+    for kind, checks in cases.items():
+        try:
+            with torch.no_grad(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                shapes = [tuple(_tensors(build(a, k)(x))[0].shape) for a, k, _ in checks]
+        except Exception:  # noqa: BLE001 - not this kind of window
+            continue
+        if shapes == [expected for _, _, expected in checks]:
+            return kind
+    return None
+
+
+def derive_windows(layers: dict[str, dict]) -> dict[str, list]:
+    """Conv / pool layers and functions whose output size follows a window formula ->
+    [kind, number of spatial dims] (`_window_kind`)."""
+    found: dict[str, list] = {}
+    functions = [f"torch.nn.functional.{n}" for n in dir(torch.nn.functional) if "pool" in n]
+    candidates = [n for n, row in layers.items() if row["shape"] in ("conv", "pool")] + functions
+    for qualname in candidates:
+        target = _resolve(qualname.removeprefix("torch."))
+        if not callable(target) or qualname.rpartition(".")[2].startswith("_"):
+            continue
+        if qualname[-2:] not in ("1d", "2d", "3d"):
+            continue
+        spatial = int(qualname[-2])
+        if isinstance(target, type):
+
+            def build(a: tuple, k: dict, cls: Any = target) -> Callable:
+                return cls(*a, **k)
+        else:
+
+            def build(a: tuple, k: dict, fn: Any = target) -> Callable:
+                return lambda x: fn(x, *a[-1:], **k)
+
+        kind = _window_kind(build, spatial)
+        if kind is not None:
+            found[qualname] = [kind, spatial]
+    return dict(sorted(found.items()))
 
 
 # -- layers ----------------------------------------------------------------------------
@@ -789,6 +1043,25 @@ def _layer_family(cls: type, module: torch.nn.Module, forward: list) -> str:
     return family
 
 
+def _keeps_shape(cls: type, args: tuple, kwargs: dict, forward: list) -> bool:
+    """The output has the input's shape, as built from the sample and with each int
+    constructor argument doubled in turn (Linear(4, 4) keeps a (2, 4) shape by chance;
+    Linear(4, 8) does not)."""
+    variants = [args] + [
+        (*args[:i], value * 2, *args[i + 1 :]) for i, value in enumerate(args) if type(value) is int
+    ]
+    kept = []
+    for variant in variants:
+        try:
+            with torch.no_grad(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = cls(*variant, **kwargs)(*[_fresh(a, False) for a in forward])
+        except Exception:  # noqa: BLE001 - a doubled argument the layer refuses
+            continue
+        kept.append(isinstance(out, torch.Tensor) and out.shape == forward[0].shape)
+    return bool(kept) and kept[0] and all(kept)
+
+
 def _layer_flag_edits(cls: type, args: tuple, kwargs: dict, forward: list) -> bool:
     """Built with `inplace=True`, the layer writes into its input (AlphaDropout takes the
     flag and ignores it)."""
@@ -832,6 +1105,8 @@ def derive_layers(names: set[str] | None = None) -> dict[str, Any]:
             continue
         if "inplace" in ctor_names and _layer_flag_edits(cls, args, kwargs, forward):
             row["inplace_arg"] = [ctor_names.index("inplace"), "inplace"]
+        if _keeps_shape(cls, args, kwargs, forward):
+            row["keeps_shape"] = True
         if params_only:
             row["saves_input_for_params"] = True
         if saves_input:
@@ -861,10 +1136,15 @@ def derive_nn_non_modules() -> list[str]:
 
 def generate() -> dict[str, Any]:
     torch.manual_seed(0)
+    ops = derive_ops()
+    layers = derive_layers()
     return {
         "torch_version": torch.__version__.split("+")[0],
-        **derive_ops(),
-        "layers": derive_layers(),
+        **ops,
+        "reductions": derive_reductions(ops["ops"]),
+        "binary": derive_binary(),
+        "layers": layers,
+        "windows": derive_windows(layers),
         "nn_non_modules": derive_nn_non_modules(),
     }
 

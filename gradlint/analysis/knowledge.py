@@ -60,6 +60,13 @@ class OpFacts:
     # with these facts (`torch.softmax(t, 0)`, `t.softmax(0)`), for witness programs.
     call: str | None = None
     returns_tuple: bool = False  # a tuple or list of tensors (max with a dim, split, qr)
+    integer_output: bool = False  # an integer or bool result (argmax, eq, long, isnan)
+    # Differentiable, but the gradient reaching the input is zero (round, floor, sign)
+    zero_gradient: bool = False
+    backward_raises: bool = False  # records a graph whose backward raises (floor_divide)
+    # A non-contiguous input gives an output of the same strides (relu, exp on `x.t()`)
+    keeps_strides: bool = False
+    attribute: bool = False  # a Tensor property read without a call (`x.T`, `x.mH`)
 
     def saved(self, requires_grad: frozenset[int] | set[int]) -> tuple[int, ...]:
         """The inputs torch saves when exactly the inputs at `requires_grad` require grad.
@@ -93,6 +100,18 @@ class LayerFacts:
     shape: str
     # Saves its input even when only its parameters require grad (Linear, Conv, norms).
     saves_input_for_params: bool = False
+    keeps_shape: bool = False  # the output has the input's shape (activations, norms)
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """A Tensor method (and its `torch.` function) reducing over a `dim` argument, as torch
+    ran it: positions count the arguments after the input."""
+
+    dim: int  # position of `dim` (`x.norm(p, dim)`: 1)
+    keepdim: int | None  # position of `keepdim` (`x.std(dim, unbiased, keepdim)`: 2)
+    values_indices: bool  # with a dim, returns (values, indices) (max, median)
+    dim_required: bool  # without a dim it raises (logsumexp); else a 0-dim result
 
 
 @cache
@@ -120,6 +139,11 @@ def _op_facts(name: str, row: dict[str, Any]) -> OpFacts:
         may_view=row.get("may_view", False),
         call=row.get("call"),
         returns_tuple=row.get("returns_tuple", False),
+        integer_output=row.get("integer_output", False),
+        zero_gradient=row.get("zero_gradient", False),
+        backward_raises=row.get("backward_raises", False),
+        keeps_strides=row.get("keeps_strides", False),
+        attribute=row.get("attribute", False),
     )
 
 
@@ -158,6 +182,11 @@ def inplace_method(name: str) -> str | None:
     return _data()["inplace_methods"].get(name)
 
 
+def inplace_methods() -> tuple[str, ...]:
+    """Every Tensor method that edits `self` (`"add_"`, `"zero_"`), sorted."""
+    return tuple(_data()["inplace_methods"])
+
+
 def inplace_function(qualname: str) -> bool:
     """Whether a function always writes into its first argument (`torch.relu_`,
     `torch.nn.functional.elu_`)."""
@@ -183,7 +212,41 @@ def layer(qualname: str) -> LayerFacts | None:
         saves_output=row.get("saves_output", False),
         shape=row.get("shape", "other"),
         saves_input_for_params=row.get("saves_input_for_params", False),
+        keeps_shape=row.get("keeps_shape", False),
     )
+
+
+@cache
+def reductions() -> dict[str, Reduction]:
+    """Reductions by bare method name (`"sum"`, `"norm"`)."""
+    return {
+        name: Reduction(
+            dim=row["dim"],
+            keepdim=row.get("keepdim"),
+            values_indices=row.get("values_indices", False),
+            dim_required=row.get("dim_required", False),
+        )
+        for name, row in _data()["reductions"].items()
+    }
+
+
+@cache
+def windows() -> dict[str, tuple[str, int]]:
+    """Layers and functions whose output size follows a window formula (qualified name ->
+    (kind, number of spatial dims)): "conv" (Conv2d: stride 1 by default), "window"
+    (MaxPool2d, F.avg_pool1d: stride = kernel_size by default), "adaptive" (output_size)."""
+    return {name: (kind, spatial) for name, (kind, spatial) in _data()["windows"].items()}
+
+
+def binary_methods() -> frozenset[str]:
+    """Tensor methods of two tensors (`x.add(other)`) whose result has the broadcast of
+    both shapes."""
+    return frozenset(_data()["binary"])
+
+
+def layer_names() -> tuple[str, ...]:
+    """Every `torch.nn` layer with facts (sorted)."""
+    return tuple(_data()["layers"])
 
 
 def nn_non_modules() -> frozenset[str]:

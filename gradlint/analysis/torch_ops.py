@@ -1,29 +1,33 @@
-"""What torch does, as data: each table is proven entry by entry in real torch by
-`tests/test_torch_ops.py`. Static analysis never imports torch; it reads these tables.
+"""What torch does, as data. Static analysis never imports torch; it reads these tables.
 
-The tables of what autograd saves and of in-place functions are derived from the data
-`tools/gen_torch_knowledge.py` generates from torch itself (gradlint/analysis/knowledge.py),
-on first use; which methods edit in place, which functions and layers take an `inplace`
-flag, which ops return views, save tensors or keep the layout: the analysis asks that data
-directly. What stays hand-written here, and why torch is not asked for it:
-- sample arguments for witness programs (INPLACE_TENSOR_METHODS, _INPLACE_FUNCTION_SAMPLES,
-  CHECKPOINT_FUNCTIONS, ...): a witness is source text, and torch's op database gives
-  its samples as tensor objects (index tensors, masks) with no spelling;
-- Python-level roles that are not ops and that no op database describes: module
-  containers, parameter constructors, checkpoint functions, factories that make a fresh
-  leaf, methods whose result leaves the graph (`item`, `tolist`, `numpy`), metadata reads;
-- the shape engine's families (SHAPE_*): what the engine models per name. The generated
-  data has a shape family per op, but the engine's families are narrower (layout, dim
-  argument positions) and are each proven in torch by tests/test_shapes.py;
-- DIFFERENTIABLE_*, NO_GRADIENT_OPS, ZERO_GRADIENT_OPS: torch could be asked (the
-  generated `differentiable` facts, dtype of results) and these are not derived yet:
-  each entry is proven in torch by the tests, so a change stays visible.
+Most tables are derived on first use (`__getattr__`) from the data
+`tools/gen_torch_knowledge.py` generates by running torch 2.13
+(gradlint/analysis/knowledge.py): what autograd saves, in-place functions, ops with an
+integer / bool result or a zero gradient, methods that keep the graph, reductions and
+their dim / keepdim positions, layers keeping the input's shape, conv / pool windows.
+Which methods edit in place, which functions and layers take an `inplace` flag, which
+ops return views or keep the layout: the analysis asks that data directly.
+
+What stays hand-written here says, table by table, why torch is not asked; in short:
+- sample arguments for witness programs and tests (INPLACE_TENSOR_METHODS, ...): a
+  witness is source text, and torch's op database gives its samples as tensor objects;
+- Python-level roles no op database describes: module containers, parameter
+  constructors, checkpoint functions, methods whose result leaves the graph (`item`,
+  `tolist`, `numpy`), metadata reads, GradScaler methods;
+- choices of the shape engine (which dtype / device moves it treats as keeping layout,
+  how losses are reduced).
+Every hand-written entry is proven in real torch by the tests (tests/test_torch_ops.py,
+tests/test_shapes.py, tests/test_flow_rules.py, ...).
 
 Sample strings are the argument lists (or constructor arguments) the test uses to run an
 entry; `x` stands for a float tensor of shape (4, 4).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any
 
 from gradlint.analysis import knowledge
 
@@ -144,7 +148,91 @@ def _methods(output: bool) -> dict[str, str]:
     return found
 
 
-_DERIVED = {
+@cache
+def _spellings() -> dict[str, list[knowledge.OpFacts]]:
+    """The facts of every Tensor method and `torch.<name>` / `torch.nn.functional.<name>`
+    function (aliases included), by bare name: the rules and the shape engine match
+    methods and these functions by their last name."""
+    found: dict[str, list[knowledge.OpFacts]] = {}
+    for name in knowledge.names():
+        namespace, _, bare = name.rpartition(".")
+        facts = knowledge.op(name)
+        if facts is None or facts.attribute:
+            continue  # a Tensor property (`x.T`) is read, never called
+        if namespace in ("torch", "torch.Tensor", "torch.nn.functional"):
+            found.setdefault(bare, []).append(facts)
+    return found
+
+
+def _bare_names(holds: Callable[[knowledge.OpFacts], bool], methods: bool = False) -> frozenset:
+    """Bare names all of whose spellings satisfy `holds` (only those of a Tensor method
+    when `methods`)."""
+    return frozenset(
+        bare
+        for bare, spellings in _spellings().items()
+        if all(holds(f) for f in spellings)
+        and (
+            not methods
+            or any(f.name.startswith("torch.Tensor.") and not f.attribute for f in spellings)
+        )
+    )
+
+
+def _no_gradient() -> frozenset[str]:
+    return _bare_names(lambda f: not f.differentiable and f.integer_output)
+
+
+def _zero_gradient() -> frozenset[str]:
+    return _bare_names(lambda f: f.differentiable and f.zero_gradient)
+
+
+def _backward_raising() -> frozenset[str]:
+    return _bare_names(lambda f: f.differentiable and f.backward_raises)
+
+
+def _graph_keeping() -> frozenset[str]:
+    def keeps(f: knowledge.OpFacts) -> bool:
+        return f.differentiable and not (f.zero_gradient or f.backward_raises)
+
+    return _bare_names(keeps, methods=True) | _GRAPH_KEEPING_EXTRA
+
+
+def _tensor_preserving() -> frozenset[str]:
+    return (
+        _bare_names(lambda f: f.differentiable and not f.returns_tuple, methods=True)
+        | frozenset(knowledge.inplace_methods())
+        | {"cuda"}  # needs a GPU: the op database runs on the CPU
+    )
+
+
+def _same_shape(f: knowledge.OpFacts) -> bool:
+    return f.shape == "elementwise" and not f.returns_tuple
+
+
+def _shape_preserving() -> frozenset[str]:
+    def keeps(f: knowledge.OpFacts) -> bool:
+        return _same_shape(f) and f.keeps_strides and f.keeps_layout
+
+    return _bare_names(keeps) - knowledge.binary_methods() | _SHAPE_PRESERVING_EXTRA
+
+
+def _layers(holds: Callable[[knowledge.LayerFacts], bool]) -> frozenset[str]:
+    return frozenset(
+        name.removeprefix("torch.nn.")
+        for name in knowledge.layer_names()
+        if holds(knowledge.layer(name))  # type: ignore[arg-type]
+    )
+
+
+def _windows(namespace: str, kinds: tuple[str, ...]) -> dict[str, tuple[str, int]]:
+    return {
+        name.removeprefix(namespace): window
+        for name, window in knowledge.windows().items()
+        if name.removeprefix(namespace).isidentifier() and window[0] in kinds
+    }
+
+
+_DERIVED: dict[str, Callable[[], Any]] = {
     "INPLACE_FUNCTIONS": _inplace_functions,
     "SAVES_OUTPUT_FUNCTIONS": lambda: _functions(output=True),
     "SAVES_OUTPUT_METHODS": lambda: _methods(output=True),
@@ -154,10 +242,53 @@ _DERIVED = {
     # `torch.nn.<Capitalised>` constructor builds a module whose parameters register only
     # when it is assigned to a module attribute or kept in a module container.
     "NN_NON_MODULE_CLASSES": knowledge.nn_non_modules,
+    # Ops whose result is an integer / bool tensor without history (argmax, eq, isnan,
+    # long, nonzero, multinomial, ...): applied to a value carrying the graph, no
+    # gradient gets through.
+    "NO_GRADIENT_OPS": _no_gradient,
+    # Ops whose gradient is zero almost everywhere (round, floor, ceil, sign, trunc, fix,
+    # fill): backward runs, the parameters get zeros.
+    "ZERO_GRADIENT_OPS": _zero_gradient,
+    # Ops recording a graph whose backward raises "not implemented" (floor_divide,
+    # heaviside, unique).
+    "BACKWARD_RAISING_OPS": _backward_raising,
+    # What no gradient gets through: the three above.
+    "NON_DIFFERENTIABLE_OPS": lambda: _no_gradient() | _zero_gradient() | _backward_raising(),
+    # Tensor methods whose result keeps the graph of their receiver (and arguments).
+    "GRAPH_KEEPING_METHODS": _graph_keeping,
+    # Tensor methods whose result is again a tensor that requires grad when the receiver
+    # does: differentiable methods returning one tensor, and in-place methods (which
+    # return their receiver).
+    "TENSOR_PRESERVING_METHODS": _tensor_preserving,
+    # Ops (tensor methods and torch / torch.nn.functional functions of one tensor) whose
+    # result has the input's shape and memory layout (strides included).
+    "SHAPE_PRESERVING_OPS": _shape_preserving,
+    # Ops of one tensor whose result has the input's shape but a layout of its own.
+    "SHAPE_KEEPING_OPS": lambda: _bare_names(_same_shape) - _shape_preserving(),
+    # Elementwise ops of two operands: the result is the broadcast of both shapes, laid
+    # out like the first operand of full rank (`max(other)` apart: a reduction given an
+    # int).
+    "SHAPE_BINARY_OPS": lambda: knowledge.binary_methods() - knowledge.reductions().keys(),
+    # Reductions over a `dim` argument (bare name -> where dim / keepdim sit), those
+    # returning (values, indices) given a dim apart.
+    "SHAPE_REDUCTIONS": lambda: {
+        n: r for n, r in knowledge.reductions().items() if not r.values_indices
+    },
+    "SHAPE_VALUE_INDEX_REDUCTIONS": lambda: {
+        n: r for n, r in knowledge.reductions().items() if r.values_indices
+    },
+    # nn layers whose output has the input's shape (its layout is not modelled).
+    "SHAPE_PRESERVING_LAYERS": lambda: _layers(lambda layer: layer.keeps_shape),
+    # Convolutions -> number of spatial dims (input is (N, C_in, *spatial)).
+    "SHAPE_CONV_LAYERS": lambda: {n: w[1] for n, w in _windows("torch.nn.", ("conv",)).items()},
+    # Pooling layers and functionals -> (kind, number of spatial dims): "window" pools take
+    # (kernel_size, stride=kernel_size, padding=0, dilation=1), "adaptive" an output_size.
+    "SHAPE_POOL_LAYERS": lambda: _windows("torch.nn.", ("window", "adaptive")),
+    "SHAPE_POOL_FUNCTIONS": lambda: _windows("torch.nn.functional.", ("window", "adaptive")),
 }
 
 
-def __getattr__(name: str) -> dict | frozenset:
+def __getattr__(name: str) -> Any:
     """The tables derived from the generated data, built on first use (a run over files
     that never reach them does not read the data)."""
     make = _DERIVED.get(name)
@@ -251,30 +382,6 @@ CHECKPOINT_FUNCTIONS: dict[str, str] = {
     "torch.utils.checkpoint.checkpoint_sequential": "torch.nn.Sequential(layer, layer2), 2, x",
 }
 
-# Differentiable ops: applied to a float tensor that requires grad, the result has a
-# grad_fn (a non-leaf, whose requires_grad flag cannot be set). Operators need no table
-# (`+ - * / @ **` and unary `-` always record).
-# `torch.<name>(x, ...)` functions -> sample arguments after the input, or
-# None for the functions taking a sequence of tensors (`torch.cat([x, x])`).
-DIFFERENTIABLE_FUNCTIONS: dict[str, str | None] = {
-    "torch.abs": "",
-    "torch.cat": None,
-    "torch.exp": "",
-    "torch.log": "",
-    "torch.matmul": ", x",
-    "torch.mean": "",
-    "torch.mm": ", x",
-    "torch.relu": "",
-    "torch.sigmoid": "",
-    "torch.softmax": ", 0",
-    "torch.stack": None,
-    "torch.sum": "",
-    "torch.tanh": "",
-    "torch.nn.functional.linear": ", x",
-    "torch.nn.functional.relu": "",
-    "torch.nn.functional.softmax": ", dim=0",
-}
-
 
 # ---------------------------------------------------------------------------------------
 # Shape transfer (symbolic shape engine, gradlint/analysis/shapes/; tests/test_shapes.py)
@@ -282,45 +389,12 @@ DIFFERENTIABLE_FUNCTIONS: dict[str, str | None] = {
 # the result shape and the memory layout the engine assumes.
 # ---------------------------------------------------------------------------------------
 
-# Ops (tensor methods and torch / torch.nn.functional functions of one tensor) whose
-# result has the input's shape and memory layout.
-SHAPE_PRESERVING_OPS: frozenset[str] = frozenset(
-    {
-        "abs", "acos", "asin", "atan", "bfloat16", "bool", "byte", "ceil", "char", "clamp",
-        "clamp_max", "clamp_min", "clip", "clone", "cos", "cosh", "cpu", "detach", "double",
-        "dropout", "elu", "erf", "exp", "expm1", "float", "floor", "frac", "gelu", "half",
-        "hardtanh", "int", "leaky_relu", "log", "log10", "log1p", "log2", "long", "mish",
-        "neg", "reciprocal", "relu", "relu6", "requires_grad_", "round", "rsqrt", "selu",
-        "short", "sigmoid", "sign", "silu", "sin", "sinh", "softplus", "sqrt", "square",
-        "tan", "tanh", "to", "trunc", "type", "type_as", "nan_to_num",
-    }
-)  # fmt: skip
+# Ops keeping shape and layout, as the engine calls them, that the generated data does
+# not hold as elementwise (its samples use other overloads): `detach` is a view (shape
+# family "view"), `requires_grad_` sets a flag, `to` / `type_as` take a tensor too,
+# `clamp` / `clip` tensor bounds (a broadcast); with number bounds they keep both.
+_SHAPE_PRESERVING_EXTRA = frozenset({"detach", "requires_grad_", "to", "type_as", "clamp", "clip"})
 
-# Ops of one tensor whose result has the input's shape but a layout of its own.
-SHAPE_KEEPING_OPS: frozenset[str] = frozenset(
-    {"softmax", "log_softmax", "logsigmoid", "cumsum", "cumprod", "normalize"}
-)
-
-# Elementwise ops of two operands: the result is the broadcast of both shapes, laid out
-# like the first operand of full rank.
-SHAPE_BINARY_OPS: frozenset[str] = frozenset(
-    {
-        "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod",
-        "pow", "eq", "ne", "lt", "le", "gt", "ge", "maximum", "minimum", "atan2",
-        "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-    }
-)  # fmt: skip
-
-# Reductions -> index of the `dim` argument among the positional arguments after the
-# tensor (`x.norm(p, dim)` takes p first).
-SHAPE_REDUCTIONS: dict[str, int] = {
-    "sum": 0, "mean": 0, "prod": 0, "amax": 0, "amin": 0, "logsumexp": 0, "std": 0,
-    "var": 0, "norm": 1, "nansum": 0, "nanmean": 0, "all": 0, "any": 0,
-    "argmax": 0, "argmin": 0, "count_nonzero": 0,
-}  # fmt: skip
-
-# Reductions that return (values, indices) when given a dim, a scalar without one.
-SHAPE_VALUE_INDEX_REDUCTIONS: frozenset[str] = frozenset({"max", "min", "median", "mode"})
 
 # Tensor factories whose sizes come as varargs, one tuple / list, or `size=`.
 SHAPE_SIZE_FACTORIES: frozenset[str] = frozenset({"randn", "rand", "zeros", "ones", "empty"})
@@ -353,62 +427,6 @@ SHAPE_LOSS_MODULES: dict[str, str] = {
     "NLLLoss": "nll_loss",
 }  # fmt: skip
 
-# nn layers whose output has the input's shape (its layout is not modelled).
-SHAPE_PRESERVING_LAYERS: frozenset[str] = frozenset(
-    {
-        "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "GELU", "SiLU", "Mish", "Sigmoid",
-        "Tanh", "Softmax", "LogSoftmax", "Softplus", "Hardtanh", "Dropout", "Identity",
-        "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm",
-        "InstanceNorm1d", "InstanceNorm2d", "Dropout2d", "AlphaDropout",
-    }
-)  # fmt: skip
-
-# Convolutions -> number of spatial dims (input is (N, C_in, *spatial)).
-SHAPE_CONV_LAYERS: dict[str, int] = {"Conv1d": 1, "Conv2d": 2, "Conv3d": 3}
-
-# Pooling layers and functionals -> (kind, number of spatial dims): "window" pools take
-# (kernel_size, stride=kernel_size, padding=0, dilation=1), "adaptive" an output_size.
-SHAPE_POOL_LAYERS: dict[str, tuple[str, int]] = {
-    "MaxPool1d": ("window", 1), "MaxPool2d": ("window", 2), "MaxPool3d": ("window", 3),
-    "AvgPool1d": ("window", 1), "AvgPool2d": ("window", 2), "AvgPool3d": ("window", 3),
-    "AdaptiveAvgPool1d": ("adaptive", 1), "AdaptiveAvgPool2d": ("adaptive", 2),
-    "AdaptiveAvgPool3d": ("adaptive", 3), "AdaptiveMaxPool1d": ("adaptive", 1),
-    "AdaptiveMaxPool2d": ("adaptive", 2), "AdaptiveMaxPool3d": ("adaptive", 3),
-}  # fmt: skip
-SHAPE_POOL_FUNCTIONS: dict[str, tuple[str, int]] = {
-    "max_pool1d": ("window", 1), "max_pool2d": ("window", 2), "max_pool3d": ("window", 3),
-    "avg_pool1d": ("window", 1), "avg_pool2d": ("window", 2), "avg_pool3d": ("window", 3),
-    "adaptive_avg_pool1d": ("adaptive", 1), "adaptive_avg_pool2d": ("adaptive", 2),
-    "adaptive_avg_pool3d": ("adaptive", 3), "adaptive_max_pool1d": ("adaptive", 1),
-    "adaptive_max_pool2d": ("adaptive", 2), "adaptive_max_pool3d": ("adaptive", 3),
-}  # fmt: skip
-
-# Tensor methods whose result is again a tensor that requires grad when the receiver does
-# (device / dtype moves, in-place initialisers, shape changes) -> sample arguments, or
-# None for `cuda`, which needs a GPU (checked to be a Tensor method only).
-TENSOR_PRESERVING_METHODS: dict[str, str | None] = {
-    "to": "(torch.float32)",
-    "cpu": "()",
-    "cuda": None,
-    "float": "()",
-    "double": "()",
-    "half": "()",
-    "clone": "()",
-    "contiguous": "()",
-    "view": "(16)",
-    "reshape": "(16)",
-    "unsqueeze": "(0)",
-    "expand": "(2, 4, 4)",
-    "repeat": "(2, 1)",
-    "t": "()",
-    "normal_": "()",
-    "uniform_": "()",
-    "fill_": "(0.0)",
-    "zero_": "()",
-    "mul_": "(2.0)",
-    "add_": "(1.0)",
-}
-
 # Tensor methods numpy arrays do not have: calling one shows the receiver is a tensor
 # (of unknown shape when nothing else is known about it).
 SHAPE_TENSOR_ONLY_METHODS: frozenset[str] = frozenset(
@@ -440,49 +458,9 @@ GRAPH_CUT_FUNCTIONS: dict[str, str] = {
     "torch.autograd.Variable": "torch.autograd.Variable(t)",
 }
 
-# Ops with no gradient: their result does not require grad (integer / boolean results)
-# -> sample call on `t`.
-NO_GRADIENT_OPS: dict[str, str] = {
-    "argmax": "t.argmax()",
-    "argmin": "t.argmin()",
-    "eq": "t.eq(0)",
-    "ne": "t.ne(0)",
-    "gt": "t.gt(0)",
-    "lt": "t.lt(0)",
-    "ge": "t.ge(0)",
-    "le": "t.le(0)",
-    "greater": "t.greater(0)",
-    "less": "t.less(0)",
-    "isclose": "t.isclose(t)",
-    "signbit": "t.signbit()",
-    "long": "t.long()",
-    "int": "t.int()",
-    "bool": "t.bool()",
-    "byte": "t.byte()",
-    "short": "t.short()",
-    "char": "t.char()",
-}
-
-# Ops whose gradient is zero almost everywhere: backward runs, parameters get zeros.
-ZERO_GRADIENT_OPS: frozenset[str] = frozenset({"round", "floor", "ceil", "sign", "trunc"})
-
-# Tensor methods whose result keeps the graph of their receiver (and arguments) ->
-# sample arguments; `scale` / `unscale_` are GradScaler methods and are not run.
-GRAPH_KEEPING_METHODS: dict[str, str | None] = {
-    "to": "(torch.float64)", "cpu": "()", "float": "()", "double": "()", "half": "()",
-    "bfloat16": "()", "type": "(torch.float64)", "type_as": "(t)", "view": "(-1)",
-    "view_as": "(t)", "reshape": "(-1)", "reshape_as": "(t)", "flatten": "()",
-    "squeeze": "()", "unsqueeze": "(0)", "permute": "(1, 0)", "transpose": "(0, 1)",
-    "t": "()", "contiguous": "()", "expand": "(2, 2, 3)", "expand_as": "(t)",
-    "repeat": "(2, 1)", "clone": "()", "sum": "()", "mean": "()", "max": "()",
-    "min": "()", "prod": "()", "norm": "()", "pow": "(2)", "exp": "()", "log": "()",
-    "abs": "()", "sqrt": "()", "sigmoid": "()", "tanh": "()", "relu": "()",
-    "softmax": "(-1)", "log_softmax": "(-1)", "clamp": "(0, 1)", "mul": "(t)",
-    "add": "(t)", "sub": "(t)", "div": "(2)", "matmul": "(t.t())", "mm": "(t.t())",
-    "masked_fill": "(t > 0, 0.0)", "gather": "(1, torch.zeros(2, 1, dtype=torch.long))",
-    "index_select": "(0, torch.tensor([0]))", "split": "(1)", "chunk": "(2)",
-    "cuda": None, "bmm": None, "scale": None, "unscale_": None,
-}  # fmt: skip
+# Graph-keeping methods the generated data cannot hold: `cuda` needs a GPU (the op
+# database runs on the CPU); `scale` / `unscale_` are GradScaler methods, not ops.
+_GRAPH_KEEPING_EXTRA = frozenset({"cuda", "scale", "unscale_"})
 
 # Tensor metadata reads and methods: no graph, no data (shapes, dtypes, devices, ...).
 TENSOR_METADATA: frozenset[str] = frozenset(

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from gradlint.analysis import torch_ops
 from gradlint.analysis.context import ClassKind
 from gradlint.analysis.dataflow import Grad
 from gradlint.analysis.names import dotted
@@ -26,10 +27,7 @@ from gradlint.analysis.torch_ops import (
     FRESH_TENSOR_FACTORIES,
     GRAPH_CUT_FUNCTIONS,
     GRAPH_CUT_METHODS,
-    GRAPH_KEEPING_METHODS,
-    NO_GRADIENT_OPS,
     TENSOR_METADATA,
-    ZERO_GRADIENT_OPS,
 )
 from gradlint.checks import Checker
 from gradlint.diagnostic import Witness
@@ -201,7 +199,6 @@ class Cut:
 
 State = str | Cut
 
-_NON_DIFFERENTIABLE = NO_GRADIENT_OPS.keys() | ZERO_GRADIENT_OPS
 _PYTHON_CONVERSIONS = frozenset({"float", "int"})
 _PYTHON_PURE = frozenset({"abs", "sum", "max", "min", "round"})
 
@@ -311,7 +308,7 @@ class _Evaluator:
         last = qualified.rpartition(".")[2]
         if qualified in GRAPH_CUT_FUNCTIONS:
             return _cut("GL201", node, f"`{last}(...)`", combine(args))
-        if qualified.startswith("torch.") and last in _NON_DIFFERENTIABLE:
+        if qualified.startswith("torch.") and last in torch_ops.NON_DIFFERENTIABLE_OPS:
             return _cut("GL203", node, f"`{last}`", first)
         if qualified.startswith("torch.") and last in FRESH_TENSOR_FACTORIES:
             return CONST
@@ -328,11 +325,12 @@ class _Evaluator:
             return GRAD  # `model.encode(x)`: a method of a module with parameters
         if attr in GRAPH_CUT_METHODS:
             return _cut(GRAPH_CUT_METHODS[attr], node, f"`.{attr}()`", receiver)
-        if attr in _NON_DIFFERENTIABLE:
+        if attr in torch_ops.NON_DIFFERENTIABLE_OPS:
             return _cut("GL203", node, f"`.{attr}()`", receiver)
         if attr in TENSOR_METADATA:
             return CONST
-        if attr in GRAPH_KEEPING_METHODS or receiver == GRAD or isinstance(receiver, Cut):
+        keeps = attr in torch_ops.GRAPH_KEEPING_METHODS
+        if keeps or receiver == GRAD or isinstance(receiver, Cut):
             return combine([receiver, *args])
         return UNKNOWN
 

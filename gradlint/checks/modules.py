@@ -8,14 +8,13 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from gradlint import fixes
+from gradlint.analysis import torch_ops
 from gradlint.analysis.context import ClassInfo, ClassKind
 from gradlint.analysis.names import dotted
 from gradlint.analysis.torch_ops import (
     MODULE_CONTAINERS,
-    NN_NON_MODULE_CLASSES,
     PARAMETER_CONSTRUCTORS,
     REQUIRES_GRAD_KEYWORD_FUNCTIONS,
-    TENSOR_PRESERVING_METHODS,
 )
 from gradlint.analysis.walk import visit
 from gradlint.checks import Checker
@@ -111,7 +110,7 @@ class ModuleStateChecker(Checker):
             return (
                 head == "torch.nn"
                 and last[:1].isupper()
-                and qualified not in (NN_NON_MODULE_CLASSES)
+                and qualified not in torch_ops.NN_NON_MODULE_CLASSES
             )
         if isinstance(expr.func, cst.Name):
             local = self.file.index.by_name.get(expr.func.value)
@@ -138,7 +137,7 @@ class ModuleStateChecker(Checker):
             return "grad_tensor" if enables else "tensor"
         if func.attr.value in ("detach", "detach_"):
             return "tensor"
-        return inner if func.attr.value in TENSOR_PRESERVING_METHODS else None
+        return inner if func.attr.value in torch_ops.TENSOR_PRESERVING_METHODS else None
 
     # -- findings ------------------------------------------------------------------------
 

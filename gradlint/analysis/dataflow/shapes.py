@@ -16,7 +16,7 @@ from typing import Any
 
 import libcst as cst
 
-from gradlint.analysis import torch_ops
+from gradlint.analysis import knowledge, torch_ops
 from gradlint.analysis.context import literal_value
 from gradlint.analysis.dataflow.events import ShapeConflict as Conflict
 from gradlint.analysis.dataflow.values import Const, Grad, Obj, Seq, Size, Tensor, new_storage
@@ -533,27 +533,30 @@ class ShapeFlow:
         return None
 
     def _method(self, node: cst.Call, name: str, shape: Shape, args: Args) -> Value:
-        if name in torch_ops.SHAPE_PRESERVING_OPS or name.rstrip("_") in (
-            torch_ops.SHAPE_PRESERVING_OPS | torch_ops.SHAPE_BINARY_OPS
-        ):
-            other = args.get(0, "other")
-            if name.rstrip("_") in torch_ops.SHAPE_BINARY_OPS and isinstance(other, Shape):
-                return self._broadcast(node, name, shape, other)
-            if name.rstrip("_") in torch_ops.SHAPE_BINARY_OPS and not _is_number(
-                args.expr(0, "other"), as_dim(other)
-            ):
-                return None
-            return _keep(shape)
-        if name in torch_ops.SHAPE_KEEPING_OPS:
-            return Shape(shape.dims, min_rank=shape.min_rank, lead=shape.lead)
         if name == "contiguous":
             if shape.dims is None:
                 return Shape(None, None, shape.min_rank, shape.lead, dense=True)
             return Shape.contiguous(shape.dims)
+        base = name.rstrip("_")
+        binary = base in torch_ops.SHAPE_BINARY_OPS
+        if (
+            binary
+            or name in torch_ops.SHAPE_PRESERVING_OPS
+            or base in torch_ops.SHAPE_PRESERVING_OPS
+        ):
+            other = args.get(0, "other")
+            if binary and isinstance(other, Shape):
+                return self._broadcast(node, name, shape, other)
+            if binary and not _is_number(args.expr(0, "other"), as_dim(other)):
+                return None
+            return _keep(shape)
+        if name in torch_ops.SHAPE_KEEPING_OPS:
+            return Shape(shape.dims, min_rank=shape.min_rank, lead=shape.lead)
         if name in ("size", "dim", "numel"):
             return _size_query(name, shape, args)
-        if name in torch_ops.SHAPE_REDUCTIONS:
-            return _reduction(shape, args, torch_ops.SHAPE_REDUCTIONS[name])
+        reduction = torch_ops.SHAPE_REDUCTIONS.get(name)
+        if reduction is not None:
+            return _reduction(shape, args, reduction)
         if name in torch_ops.SHAPE_VALUE_INDEX_REDUCTIONS:
             return _value_index_reduction(node, self, name, shape, args)
         if name in _RESHAPES:
@@ -1042,16 +1045,19 @@ def _dim_list(value: Value) -> list[int] | None:
     return None
 
 
-def _reduction(shape: Shape, args: Args, dim_position: int) -> Shape | None:
+def _reduction(shape: Shape, args: Args, reduction: knowledge.Reduction) -> Shape | None:
     if not args.complete:
         return None
+    dim_position = reduction.dim
     dim_expr = args.expr(dim_position, "dim")
     if dim_expr is None:
         dim_expr = args.expr(None, "axis")
-    keepdim = _literal_bool(args.expr(dim_position + 1, "keepdim"))
-    if args.has(dim_position + 1, "keepdim") and keepdim is None:
+    keepdim = _literal_bool(args.expr(reduction.keepdim, "keepdim"))
+    if args.has(reduction.keepdim, "keepdim") and keepdim is None:
         return None
     if dim_expr is None or (isinstance(dim_expr, cst.Name) and dim_expr.value == "None"):
+        if reduction.dim_required:
+            return None
         if "dtype" in args.keywords or len(args.positional) <= dim_position:
             return Shape.contiguous(()) if not keepdim else None
         return None
@@ -1073,7 +1079,7 @@ def _value_index_reduction(node, flow: ShapeFlow, name: str, shape: Shape, args:
         return flow._broadcast(node, name, shape, other)
     if not args.positional and "dim" not in args.keywords:
         return Shape.contiguous(()) if args.complete else None
-    result = _reduction(shape, args, 0)
+    result = _reduction(shape, args, torch_ops.SHAPE_VALUE_INDEX_REDUCTIONS[name])
     return (result, result) if result is not None else None
 
 
