@@ -94,9 +94,24 @@ def test_the_data_is_stamped_and_large_enough():
 
 def test_reading_the_data_imports_no_torch():
     program = (
-        "import sys\nfrom gradlint.analysis import knowledge\n"
+        "import sys\nfrom gradlint.analysis import knowledge, torch_ops\n"
         "knowledge.op('torch.sigmoid'); knowledge.layer('torch.nn.Linear')\n"
+        "tables = [getattr(torch_ops, name) for name in torch_ops._DERIVED]\n"
+        "assert all(tables)\n"
         "assert 'torch' not in sys.modules, 'torch imported'"
+    )
+    subprocess.run([sys.executable, "-c", program], check=True)
+
+
+def test_the_data_is_read_on_first_use_not_at_import():
+    """Start-up: importing the engine and every rule family reads no data (a file with no
+    torch op in it never pays for it)."""
+    program = (
+        "import importlib, pkgutil\nimport gradlint.checks, gradlint.engine, gradlint.cli\n"
+        "for found in pkgutil.iter_modules(gradlint.checks.__path__):\n"
+        "    importlib.import_module(f'gradlint.checks.{found.name}')\n"
+        "from gradlint.analysis import knowledge\n"
+        "assert knowledge._data.cache_info().currsize == 0, 'data read at import'"
     )
     subprocess.run([sys.executable, "-c", program], check=True)
 

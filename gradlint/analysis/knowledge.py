@@ -15,6 +15,7 @@ overloads taking a Python number (`x.pow(2)` saves `x` but not its output).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -167,6 +168,17 @@ def names(having: str | None = None) -> tuple[str, ...]:
     if having is not None:
         found = {name for name in found if having in ops[aliases.get(name, name)]}
     return tuple(sorted(found))
+
+
+def rows() -> Iterator[tuple[str, dict[str, Any]]]:
+    """(name, data row) of every op spelling and alias (an alias with its op's row): bulk
+    scans read the data file's fields (`differentiable`, `integer_output`, `shape`, ...,
+    absent when false) without building an OpFacts per op."""
+    data = _data()
+    ops = data["ops"]
+    yield from ops.items()
+    for alias, name in data["aliases"].items():
+        yield alias, ops[name]
 
 
 def method(name: str) -> OpFacts | None:

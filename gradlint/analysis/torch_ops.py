@@ -35,7 +35,8 @@ from gradlint.analysis import knowledge
 # In-place edits and what autograd saves for backward (rule family GL1xx, checks/inplace.py)
 # ---------------------------------------------------------------------------------------
 
-# Tensor methods that write into their receiver -> sample arguments.
+# Tensor methods that write into their receiver -> sample arguments. Hand-written: the
+# arguments of a witness program (which methods edit in place is `knowledge.inplace_method`).
 INPLACE_TENSOR_METHODS: dict[str, str] = {
     "abs_": "()",
     "add_": "(1.0)",
@@ -97,6 +98,7 @@ INPLACE_TENSOR_METHODS: dict[str, str] = {
 # `inplace` flag: `knowledge.op(name).inplace_arg`.)
 
 # In-place functions the generated witness calls do not fit -> sample arguments.
+# Hand-written: no call of the generator's (x, one number) shape fits threshold_.
 _INPLACE_FUNCTION_SAMPLES = {
     "torch.nn.functional.threshold_": ", 0.0, 0.0",  # takes two numbers; witnesses pass one
 }
@@ -148,70 +150,70 @@ def _methods(output: bool) -> dict[str, str]:
     return found
 
 
+Row = dict[str, Any]  # one op's generated facts (knowledge.rows)
+
+
 @cache
-def _spellings() -> dict[str, list[knowledge.OpFacts]]:
-    """The facts of every Tensor method and `torch.<name>` / `torch.nn.functional.<name>`
-    function (aliases included), by bare name: the rules and the shape engine match
+def _spellings() -> dict[str, list[tuple[str, Row]]]:
+    """Every Tensor method and `torch.<name>` / `torch.nn.functional.<name>` function
+    (aliases included) with its facts, by bare name: the rules and the shape engine match
     methods and these functions by their last name."""
-    found: dict[str, list[knowledge.OpFacts]] = {}
-    for name in knowledge.names():
+    found: dict[str, list[tuple[str, Row]]] = {}
+    for name, row in knowledge.rows():
         namespace, _, bare = name.rpartition(".")
-        facts = knowledge.op(name)
-        if facts is None or facts.attribute:
-            continue  # a Tensor property (`x.T`) is read, never called
-        if namespace in ("torch", "torch.Tensor", "torch.nn.functional"):
-            found.setdefault(bare, []).append(facts)
+        if namespace in _NAMESPACES and not row.get("attribute"):  # `x.T` is never called
+            found.setdefault(bare, []).append((namespace, row))
     return found
 
 
-def _bare_names(holds: Callable[[knowledge.OpFacts], bool], methods: bool = False) -> frozenset:
+_NAMESPACES = frozenset({"torch", "torch.Tensor", "torch.nn.functional"})
+
+
+def _bare_names(holds: Callable[[Row], Any], methods: bool = False) -> frozenset[str]:
     """Bare names all of whose spellings satisfy `holds` (only those of a Tensor method
     when `methods`)."""
     return frozenset(
         bare
         for bare, spellings in _spellings().items()
-        if all(holds(f) for f in spellings)
-        and (
-            not methods
-            or any(f.name.startswith("torch.Tensor.") and not f.attribute for f in spellings)
-        )
+        if all(holds(row) for _, row in spellings)
+        and (not methods or any(namespace == "torch.Tensor" for namespace, _ in spellings))
     )
 
 
 def _no_gradient() -> frozenset[str]:
-    return _bare_names(lambda f: not f.differentiable and f.integer_output)
+    return _bare_names(lambda f: not f.get("differentiable") and f.get("integer_output"))
 
 
 def _zero_gradient() -> frozenset[str]:
-    return _bare_names(lambda f: f.differentiable and f.zero_gradient)
+    return _bare_names(lambda f: f.get("differentiable") and f.get("zero_gradient"))
 
 
 def _backward_raising() -> frozenset[str]:
-    return _bare_names(lambda f: f.differentiable and f.backward_raises)
+    return _bare_names(lambda f: f.get("differentiable") and f.get("backward_raises"))
 
 
 def _graph_keeping() -> frozenset[str]:
-    def keeps(f: knowledge.OpFacts) -> bool:
-        return f.differentiable and not (f.zero_gradient or f.backward_raises)
+    def keeps(f: Row) -> bool:
+        return f.get("differentiable") and not (f.get("zero_gradient") or f.get("backward_raises"))
 
     return _bare_names(keeps, methods=True) | _GRAPH_KEEPING_EXTRA
 
 
 def _tensor_preserving() -> frozenset[str]:
     return (
-        _bare_names(lambda f: f.differentiable and not f.returns_tuple, methods=True)
+        _bare_names(lambda f: f.get("differentiable") and not f.get("returns_tuple"), methods=True)
         | frozenset(knowledge.inplace_methods())
         | {"cuda"}  # needs a GPU: the op database runs on the CPU
     )
 
 
-def _same_shape(f: knowledge.OpFacts) -> bool:
-    return f.shape == "elementwise" and not f.returns_tuple
+def _same_shape(f: Row) -> bool:
+    return f.get("shape") == "elementwise" and not f.get("returns_tuple")
 
 
 def _shape_preserving() -> frozenset[str]:
-    def keeps(f: knowledge.OpFacts) -> bool:
-        return _same_shape(f) and f.keeps_strides and f.keeps_layout
+    def keeps(f: Row) -> bool:
+        return _same_shape(f) and f.get("keeps_strides") and f.get("keeps_layout")
 
     return _bare_names(keeps) - knowledge.binary_methods() | _SHAPE_PRESERVING_EXTRA
 
@@ -299,6 +301,7 @@ def __getattr__(name: str) -> Any:
 
 
 # Factories that make a fresh leaf (which requires grad when passed `requires_grad=True`).
+# Hand-written: the op database has no samples of factories (nothing to differentiate).
 TENSOR_FACTORIES = frozenset(
     {
         "torch.tensor",
@@ -327,7 +330,8 @@ TENSOR_FACTORIES = frozenset(
 
 # Callables taking a `requires_grad=` keyword -> sample positional arguments. Each makes a
 # leaf that requires grad when given `requires_grad=True`, and raises TypeError on a
-# misspelled keyword such as `require_grad=True`.
+# misspelled keyword such as `require_grad=True`. Hand-written: Python-level signatures
+# (Parameter, Variable and the factories), which no op database describes.
 REQUIRES_GRAD_KEYWORD_FUNCTIONS: dict[str, str] = {
     "torch.tensor": "[1.0]",
     "torch.randn": "3",
@@ -350,7 +354,8 @@ REQUIRES_GRAD_KEYWORD_FUNCTIONS: dict[str, str] = {
     "torch.autograd.Variable": "x",
 }
 
-# Tensor methods taking a `requires_grad=` keyword -> sample arguments.
+# Tensor methods taking a `requires_grad=` keyword -> sample arguments (hand-written: as
+# above).
 REQUIRES_GRAD_KEYWORD_METHODS: dict[str, str] = {
     "new_tensor": "[1.0]",
     "new_zeros": "3",
@@ -361,9 +366,11 @@ REQUIRES_GRAD_KEYWORD_METHODS: dict[str, str] = {
 }
 
 # Constructors of a parameter (registered only when assigned to a module attribute).
+# Hand-written: a Python class role, not an op.
 PARAMETER_CONSTRUCTORS = frozenset({"torch.nn.Parameter", "torch.nn.UninitializedParameter"})
 
-# Containers that register the modules / parameters they hold.
+# Containers that register the modules / parameters they hold (hand-written: a Python
+# class role, not an op).
 MODULE_CONTAINERS = frozenset(
     {
         "torch.nn.ModuleList",
@@ -377,6 +384,7 @@ MODULE_CONTAINERS = frozenset(
 # Checkpoint functions: without `use_reentrant` they warn and run the reentrant variant,
 # whose output does not require grad when no input does. -> sample arguments (`layer` and
 # `layer2` are nn.Linear(4, 4), `x` a (4, 4) tensor that does not require grad).
+# Hand-written: torch.utils functions, outside the op and module databases.
 CHECKPOINT_FUNCTIONS: dict[str, str] = {
     "torch.utils.checkpoint.checkpoint": "layer, x",
     "torch.utils.checkpoint.checkpoint_sequential": "torch.nn.Sequential(layer, layer2), 2, x",
@@ -397,20 +405,25 @@ _SHAPE_PRESERVING_EXTRA = frozenset({"detach", "requires_grad_", "to", "type_as"
 
 
 # Tensor factories whose sizes come as varargs, one tuple / list, or `size=`.
+# Hand-written: how the engine reads sizes from source text (no op database samples).
 SHAPE_SIZE_FACTORIES: frozenset[str] = frozenset({"randn", "rand", "zeros", "ones", "empty"})
 
 # `*_like` factories: the argument's shape and layout (memory_format=preserve_format).
+# Hand-written: the engine's factory path, which runs before the op tables.
 SHAPE_LIKE_FACTORIES: frozenset[str] = frozenset(
     {"randn_like", "rand_like", "zeros_like", "ones_like", "empty_like", "full_like"}
 )
 
 # Legacy typed constructors: sizes when given ints, data when given a list.
+# Hand-written: classes, outside the op database.
 SHAPE_LEGACY_CONSTRUCTORS: frozenset[str] = frozenset(
     {"Tensor", "FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor"}
 )
 
 # Loss functions (torch.nn.functional names) -> shape of the unreduced loss:
 # "input" = broadcast(input, target); "target" = the target's shape (class-index losses).
+# Hand-written: which losses the engine models (their shapes under each `reduction=` are
+# run in torch by tests/test_shapes.py).
 SHAPE_LOSSES: dict[str, str] = {
     "mse_loss": "input", "l1_loss": "input", "smooth_l1_loss": "input",
     "huber_loss": "input", "binary_cross_entropy": "input",
@@ -418,7 +431,8 @@ SHAPE_LOSSES: dict[str, str] = {
     "soft_margin_loss": "input", "cross_entropy": "target", "nll_loss": "target",
 }  # fmt: skip
 
-# nn loss modules -> their functional form.
+# nn loss modules -> their functional form (hand-written: a naming pairing, not a fact
+# torch computes).
 SHAPE_LOSS_MODULES: dict[str, str] = {
     "MSELoss": "mse_loss", "L1Loss": "l1_loss", "SmoothL1Loss": "smooth_l1_loss",
     "HuberLoss": "huber_loss", "BCELoss": "binary_cross_entropy",
@@ -428,7 +442,8 @@ SHAPE_LOSS_MODULES: dict[str, str] = {
 }  # fmt: skip
 
 # Tensor methods numpy arrays do not have: calling one shows the receiver is a tensor
-# (of unknown shape when nothing else is known about it).
+# (of unknown shape when nothing else is known about it). Hand-written: a comparison with
+# numpy, which the analysis does not import either.
 SHAPE_TENSOR_ONLY_METHODS: frozenset[str] = frozenset(
     {"topk", "t", "permute", "unsqueeze", "contiguous", "masked_fill", "eq", "expand_as"}
 )
@@ -441,6 +456,8 @@ SHAPE_TENSOR_ONLY_METHODS: frozenset[str] = frozenset(
 
 # Tensor methods whose result leaves autograd's graph -> the rule that reports it. Run on
 # a tensor that requires grad, each returns a Python value or a tensor without grad_fn.
+# Hand-written: which rule reports each is the analysis' choice, and item / tolist / numpy
+# return no tensor (no op database entry).
 GRAPH_CUT_METHODS: dict[str, str] = {
     "detach": "GL202",
     "item": "GL201",
@@ -450,6 +467,7 @@ GRAPH_CUT_METHODS: dict[str, str] = {
 
 # Callables that build a new tensor from their argument's values -> sample call on `t`
 # (a tensor computed from a parameter). The result has no grad_fn: the graph is cut.
+# Hand-written: constructors copying Python data, which no op database describes.
 GRAPH_CUT_FUNCTIONS: dict[str, str] = {
     "torch.tensor": "torch.tensor(t.tolist())",
     "torch.Tensor": "torch.Tensor(t.tolist())",
@@ -463,12 +481,14 @@ GRAPH_CUT_FUNCTIONS: dict[str, str] = {
 _GRAPH_KEEPING_EXTRA = frozenset({"cuda", "scale", "unscale_"})
 
 # Tensor metadata reads and methods: no graph, no data (shapes, dtypes, devices, ...).
+# Hand-written: attributes and methods returning no tensor, not ops.
 TENSOR_METADATA: frozenset[str] = frozenset(
     {"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad", "grad", "grad_fn"}
     | {"size", "dim", "numel", "nelement", "stride", "data_ptr", "element_size"}
 )
 
-# torch functions creating fresh tensors that carry no graph.
+# torch functions creating fresh tensors that carry no graph (hand-written: factories, as
+# TENSOR_FACTORIES).
 FRESH_TENSOR_FACTORIES: frozenset[str] = frozenset(
     {"zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "linspace", "eye"}
     | {"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like"}
