@@ -61,13 +61,6 @@ class OpFacts:
     # with these facts (`torch.softmax(t, 0)`, `t.softmax(0)`), for witness programs.
     call: str | None = None
     returns_tuple: bool = False  # a tuple or list of tensors (max with a dim, split, qr)
-    integer_output: bool = False  # an integer or bool result (argmax, eq, long, isnan)
-    # Differentiable, but the gradient reaching the input is zero (round, floor, sign)
-    zero_gradient: bool = False
-    backward_raises: bool = False  # records a graph whose backward raises (floor_divide)
-    # A non-contiguous input gives an output of the same strides (relu, exp on `x.t()`)
-    keeps_strides: bool = False
-    attribute: bool = False  # a Tensor property read without a call (`x.T`, `x.mH`)
 
     def saved(self, requires_grad: frozenset[int] | set[int]) -> tuple[int, ...]:
         """The inputs torch saves when exactly the inputs at `requires_grad` require grad.
@@ -140,11 +133,6 @@ def _op_facts(name: str, row: dict[str, Any]) -> OpFacts:
         may_view=row.get("may_view", False),
         call=row.get("call"),
         returns_tuple=row.get("returns_tuple", False),
-        integer_output=row.get("integer_output", False),
-        zero_gradient=row.get("zero_gradient", False),
-        backward_raises=row.get("backward_raises", False),
-        keeps_strides=row.get("keeps_strides", False),
-        attribute=row.get("attribute", False),
     )
 
 
@@ -172,8 +160,13 @@ def names(having: str | None = None) -> tuple[str, ...]:
 
 def rows() -> Iterator[tuple[str, dict[str, Any]]]:
     """(name, data row) of every op spelling and alias (an alias with its op's row): bulk
-    scans read the data file's fields (`differentiable`, `integer_output`, `shape`, ...,
-    absent when false) without building an OpFacts per op."""
+    scans read the data file's fields without building an OpFacts per op. Besides
+    OpFacts' own (`differentiable`, `shape`, `returns_tuple`, ...; absent when false):
+    `integer_output` (argmax, eq, isnan), `zero_gradient` (round, sign: differentiable,
+    but the gradient reaching the input is zero), `backward_raises` (floor_divide: the
+    graph is recorded, its backward not implemented), `keeps_strides` (a transposed input
+    gives an output of the same strides: exp, relu), `attribute` (a Tensor property read
+    without a call: `x.T`)."""
     data = _data()
     ops = data["ops"]
     yield from ops.items()

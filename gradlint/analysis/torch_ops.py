@@ -151,6 +151,7 @@ def _methods(output: bool) -> dict[str, str]:
 
 
 Row = dict[str, Any]  # one op's generated facts (knowledge.rows)
+_NAMESPACES = frozenset({"torch", "torch.Tensor", "torch.nn.functional"})
 
 
 @cache
@@ -164,9 +165,6 @@ def _spellings() -> dict[str, list[tuple[str, Row]]]:
         if namespace in _NAMESPACES and not row.get("attribute"):  # `x.T` is never called
             found.setdefault(bare, []).append((namespace, row))
     return found
-
-
-_NAMESPACES = frozenset({"torch", "torch.Tensor", "torch.nn.functional"})
 
 
 def _bare_names(holds: Callable[[Row], Any], methods: bool = False) -> frozenset[str]:
