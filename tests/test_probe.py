@@ -331,7 +331,7 @@ def test_plan_reads_constructor_arguments_and_call_site_inputs():
     source = textwrap.dedent(EXEC_FILES["shapes.py"])
     plan = plan_exec("/x/shapes.py", source)
     [head] = plan["classes"]
-    assert head["constructor"] == {"args": ["6"], "kwargs": {}}
+    assert head["constructor"] == {"args": ["6"], "kwargs": {}, "guessed": False}
     assert head["inputs"] == [["torch.randn(2, 6)"]]
     opaque = plan_exec("/x/o.py", "import torch\nclass A:\n    pass\nA(len(x))\nA(foo)\n")
     assert opaque["classes"][0]["constructor"] is None

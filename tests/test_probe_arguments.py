@@ -50,12 +50,29 @@ SOURCE = """
         def forward(self, x):
             return x
 
+        def reset(self, state, step):
+            state.zero_()
+
+
+    class Lookup(nn.Module):
+        def __init__(self, vectors):
+            super().__init__()
+            self.emb = nn.Embedding.from_pretrained(vectors)
+
+        def forward(self, ids):
+            return self.emb(ids)
+
 
     net = Net(WIDTH, args.hidden, dropout=args.dropout)
     named = Named(sys.argv[1])
     x, extra = torch.randn(2, WIDTH, requires_grad=True), [torch.randn(2, 3), torch.randn(3)]
     out = net(x, extra)
     named(torch.randn(3, WIDTH))
+    lookup = Lookup(torch.zeros(5, WIDTH).uniform_())
+    lookup(torch.arange(3))
+    lookup(torch.randn(len(sys.argv), WIDTH, requires_grad=True))
+    for step in range(len(sys.argv)):
+        named.reset(x, step)
 """
 
 
@@ -69,19 +86,49 @@ def test_constructor_arguments_are_the_values_the_file_proves():
     """A module constant, argparse defaults, arithmetic inside `__init__` and a torch
     layer passed as an argument; an argument the file cannot prove builds nothing."""
     found = arguments.constructors(_context())
-    assert found["Net"] == [{"args": ["4", "6"], "kwargs": {"dropout": "0.25"}}]
-    assert found["Gate"] == [{"args": ["12", "torch.nn.ReLU(inplace=True)"], "kwargs": {}}]
+    assert found["Net"] == [{"args": ["4", "6"], "kwargs": {"dropout": "0.25"}, "guessed": False}]
+    assert found["Gate"] == [
+        {"args": ["12", "torch.nn.ReLU(inplace=True)"], "kwargs": {}, "guessed": False}
+    ]
     assert "Named" not in found
+
+
+def test_a_tensor_given_to_a_constructor_is_rebuilt_from_its_shape_and_dtype():
+    found = arguments.constructors(_context())
+    assert found["Lookup"] == [{"args": ["torch.randn(5, 4)"], "kwargs": {}, "guessed": False}]
 
 
 def test_inputs_are_tensors_shaped_like_the_arguments_of_module_level_calls():
     """A leaf that requires grad stays one, a list of tensors stays a list."""
     found = arguments.call_inputs(_context())
-    assert found["Net"] == [
-        ["torch.randn(2, 4, requires_grad=True)", "[torch.randn(2, 3), torch.randn(3)]"]
-    ]
-    assert found["Named"] == [["torch.randn(3, 4)"]]
+    inputs = ["torch.randn(2, 4, requires_grad=True)", "[torch.randn(2, 3), torch.randn(3)]"]
+    assert found["Net"] == [{"inputs": inputs, "guessed": False}]
+    assert found["Named"] == [{"inputs": ["torch.randn(3, 4)"], "guessed": False}]
     assert "Gate" not in found  # called only inside Net.forward, on a tensor of no known shape
+
+
+def test_int_inputs_are_zeros_and_guessed_and_unknown_shapes_keep_their_grad():
+    """`torch.arange(3)` is an int tensor: zeros of that shape (a valid index), its
+    values guessed. A tensor of no known shape: what is proven of its grad."""
+    found = arguments.call_inputs(_context())
+    assert found["Lookup"] == [
+        {"inputs": ["torch.zeros((3,), dtype=torch.long)"], "guessed": True},
+        {"grads": ["leaf"]},
+    ]
+
+
+def test_calls_of_other_methods_with_their_arguments_and_grad_mode():
+    """`named.reset(x, step)` in a loop: the loop index is an int of unknown value (0,
+    guessed); `x` is a leaf of a known shape."""
+    [call] = arguments.function_calls(_context())
+    assert call == {
+        "owner": "Named",
+        "name": "reset",
+        "instance": "Named",
+        "args": ["torch.randn(2, 4, requires_grad=True)", "0"],
+        "guessed": True,
+        "grad": True,
+    }
 
 
 def test_an_unparsable_file_has_no_facts():

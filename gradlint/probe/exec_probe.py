@@ -28,6 +28,7 @@ import importlib.util
 import inspect
 import os
 import re
+import signal
 import sys
 import traceback
 import warnings
@@ -38,7 +39,14 @@ BACKWARD_NAME = re.compile(r"(^backward$|_backward$|Backward$)")
 _ANOMALY_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 BATCH = 3  # batch size of inferred inputs (>1 so that batch norm can train)
 SPATIAL = 8  # length / height / width of inferred sequence and image inputs
-GRADCHECK_MAX_ELEMENTS = 4096
+GRADCHECK_MAX_ELEMENTS = 1024  # a failing fast gradcheck reruns in slow mode: n² work
+CALL_SECONDS = 2.0  # time a call of the file's own methods and functions may take
+CALLS_PER_FILE = 8  # calls of the file's own methods and functions one probe makes
+CALLS_RUN = 4  # calls of a module the project makes that one probe runs
+# inputs of the project's own calls: as written, rebuilt from shape and dtype (values
+# random), rebuilt from shape only
+PROJECT_INPUTS = ("call", "proven", "shape")
+_CONTAINER_DEPTH = 4  # dicts of lists of ... an attribute may hold layers in
 _RAISE_OPS = {dis.opmap[name] for name in ("RAISE_VARARGS", "RERAISE") if name in dis.opmap}
 _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 _RUNS_CODE = (
@@ -267,6 +275,16 @@ def _input_guesses(torch, instance) -> list[list[str]]:
     return guesses
 
 
+def _as_passed(guess: list[str], plan: dict) -> list[str]:
+    """Guessed inputs made leaves that require grad where the project passes such a leaf
+    (of a shape the analysis does not know: an input whose gradient is wanted)."""
+    grads = next((s["grads"] for s in plan["shaped"] if "grads" in s), [])
+    if len(grads) != len(guess):
+        return guess
+    pairs = zip(guess, grads, strict=True)
+    return [f"{source}.requires_grad_()" if grad == "leaf" else source for source, grad in pairs]
+
+
 def _required_positionals(instance) -> int:
     try:
         parameters = inspect.signature(instance.forward).parameters.values()
@@ -276,19 +294,28 @@ def _required_positionals(instance) -> int:
     return sum(1 for p in parameters if p.kind in kinds and p.default is p.empty)
 
 
+def _held(torch, value, depth: int = 0) -> list:
+    """The tensors and modules inside `value`: itself, or the items of the dicts, lists
+    and tuples it nests (`{"w": nn.Parameter(...)}`, `[[nn.Linear(...), nn.Tanh()]]`)."""
+    if isinstance(value, torch.Tensor | torch.nn.Module):
+        return [value]
+    if depth >= _CONTAINER_DEPTH:
+        return []
+    if isinstance(value, dict):
+        value = list(value.values())
+    if not isinstance(value, list | tuple):
+        return []
+    return [held for item in value for held in _held(torch, item, depth + 1)]
+
+
 def _unregistered(torch, instance) -> list[str]:
-    """Attributes holding grad-requiring tensors, parameters or modules the module does
-    not register (so `parameters()` and optimizers miss them)."""
+    """Attributes holding (in containers too) grad-requiring tensors, parameters or
+    modules the module does not register (so `parameters()` and optimizers miss them)."""
     registered = {id(p) for p in instance.parameters()}
     names = []
     for module in instance.modules():
         for name, value in vars(module).items():
-            values = list(value.values()) if isinstance(value, dict) else value
-            if isinstance(value, torch.Tensor):
-                values = [value]
-            elif not isinstance(values, list | tuple):
-                continue
-            for item in values:
+            for item in _held(torch, value):
                 hidden = isinstance(item, torch.nn.Module) and any(
                     id(p) not in registered for p in item.parameters()
                 )
@@ -332,6 +359,7 @@ class _BackwardSpy:
             setattr(self.cls, name, original)
 
 
+_VIEWS = frozenset({"view", "_unsafe_view", "reshape"})
 _VERSION_ERROR = re.compile(r"is at version (?P<now>\d+); expected version (?P<saved>\d+)")
 EDIT_LIMIT = 1000  # in-place writes one forward records
 
@@ -349,20 +377,24 @@ def _user_frame(frame, path: str):
 
 
 class ModuleOrigins:
-    """While the probe builds a module: the lines of the file that built each torch layer
-    (`nn.Dropout(0.5, inplace=True)`) or set one of its attributes (`m.inplace = True`)."""
+    """While the probe builds or runs a module: the lines of the file that built each
+    torch layer (`nn.Dropout(0.5, inplace=True)`) or set one of its attributes
+    (`m.inplace = True`), and the layers built, with the line that built them."""
 
     def __init__(self, torch, path: str) -> None:
         self.module_class, self.path = torch.nn.Module, path
         self.lines: dict[int, list[int]] = {}
+        self.made: list[tuple[object, int]] = []
 
-    def _note(self, module, frame) -> None:
+    def _note(self, module, frame, made: bool = False) -> None:
         if type(module).__module__.startswith("torch."):
             frame, _ = _user_frame(frame, self.path)
             if frame is not None:
                 lines = self.lines.setdefault(id(module), [])
                 if frame.f_lineno not in lines:
                     lines.append(frame.f_lineno)
+                if made:
+                    self.made.append((module, frame.f_lineno))
 
     def __enter__(self) -> ModuleOrigins:
         self._init = init = self.module_class.__init__
@@ -371,7 +403,7 @@ class ModuleOrigins:
 
         def built(module, *args, **kwargs):
             init(module, *args, **kwargs)
-            origins._note(module, sys._getframe(1))
+            origins._note(module, sys._getframe(1), made=True)
 
         def configured(module, name, value):
             setattr_(module, name, value)
@@ -390,7 +422,8 @@ class ModuleOrigins:
 def edit_log(torch, path: str, origins: ModuleOrigins):
     """A dispatch mode recording each in-place write of a forward: the tensor written, its
     version before the write and the lines of the file that made it (the innermost line
-    of the file on the stack, and where the torch layer doing it was built or configured).
+    of the file on the stack, and where the torch layer doing it was built or configured);
+    and each view that gives the sizes of its source in another order, with its line.
     After a backward error naming a saved tensor's versions, `culprits` are the lines of
     the writes that moved it from the saved version to the current one."""
     from torch.utils._python_dispatch import TorchDispatchMode
@@ -399,12 +432,29 @@ def edit_log(torch, path: str, origins: ModuleOrigins):
         def __init__(self) -> None:
             super().__init__()
             self.edits: list[tuple[object, int, list[int]]] = []
+            # views whose sizes are the source's in another order: (B, L, H, D) seen as
+            # (B, H, L, D) reinterprets the data without moving it
+            self.reordered: list[dict] = []
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             if len(self.edits) < EDIT_LIMIT:
                 self._record(func, args, kwargs)
-            return func(*args, **kwargs)
+            out = func(*args, **kwargs)
+            if func.overloadpacket.__name__ in _VIEWS and len(self.reordered) < EDIT_LIMIT:
+                self._reorder(args[0], out)
+            return out
+
+        def _reorder(self, source, view) -> None:
+            before, after = list(source.shape), list(view.shape)
+            sizes, new = [d for d in before if d != 1], [d for d in after if d != 1]
+            if sizes == new or sorted(sizes) != sorted(new):
+                return
+            frame, _ = _user_frame(sys._getframe(2), path)
+            if frame is not None:
+                found = {"line": frame.f_lineno, "before": before, "after": after}
+                if found not in self.reordered:
+                    self.reordered.append(found)
 
         def _record(self, func, args, kwargs) -> None:
             written = [
@@ -471,21 +521,36 @@ class _InputWatch:
             handle.remove()
 
 
-def _run(
-    torch, instance, inputs: list[str], path: str, tracer: LineTracer, origins, classes
-) -> dict:
-    """Forward + `sum().backward()` on one input list."""
-    spy = _BackwardSpy(type(instance))
-    watch = _InputWatch(torch, instance, type(instance).__module__)
-    edits = edit_log(torch, path, origins)
+def _built_in_forward(instance, made: ModuleOrigins) -> list[int]:
+    """Lines where the forward built a layer whose parameters the module does not hold."""
+    registered = {id(p) for p in instance.parameters()}
+    return sorted(
+        {
+            line
+            for layer, line in made.made
+            if any(id(p) not in registered for p in layer.parameters())
+        }
+    )
+
+
+class _Backward:
+    """Whether the run has reached `loss.backward()` (`listening`)."""
+
+    listening = False
+
+
+def _execute(torch, function, path: str, tracer: LineTracer, edits, spy=None) -> dict:
+    """`function()` (a forward or a call of the file), then `sum().backward()` of the
+    tensors it returns, under anomaly mode: whether backward ran, and where in the file
+    an error was raised (for a backward error: the forward trace of the node, and the
+    lines whose in-place writes moved the saved tensor it names)."""
+    spy = spy or _Backward()
     result = {"ran_backward": False, "error": None}
-    with warnings.catch_warnings(record=True) as caught, spy, watch:
+    with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             with torch.autograd.detect_anomaly(check_nan=False), tracer:
-                values = [_as_activation(torch, _evaluate(torch, s, classes)) for s in inputs]
-                with edits:
-                    loss = _loss(torch, instance(*values))
+                loss = _loss(torch, function())
                 if loss is not None:
                     spy.listening = True
                     loss.backward()
@@ -498,12 +563,84 @@ def _run(
             result["phase"] = "backward" if spy.listening else "forward"
             if spy.listening:
                 result["error"]["edited_at"] = edits.culprits(str(error))
+    return result
+
+
+def _run(
+    torch, instance, inputs: list[str], origin: str, path: str, tracer: LineTracer, origins, classes
+) -> dict:
+    """Forward + `sum().backward()` on one input list. Inputs the project gives (`origin`
+    in PROJECT_INPUTS: rebuilt with what the analysis proves of their grad) are passed as
+    they are; guessed ones as activations."""
+    spy = _BackwardSpy(type(instance))
+    watch = _InputWatch(torch, instance, type(instance).__module__)
+    edits = edit_log(torch, path, origins)
+    made = ModuleOrigins(torch, path)
+
+    def forward():
+        values = [_evaluate(torch, s, classes) for s in inputs]
+        if origin not in PROJECT_INPUTS:
+            values = [_as_activation(torch, v) for v in values]
+        with edits, made:
+            output = instance(*values)
+        outputs.append(output)
+        return output
+
+    outputs = []
+
+    with spy, watch:
+        result = _execute(torch, forward, path, tracer, edits, spy)
     result["backward_methods"] = spy.called
     result["modified_input"] = sorted(watch.modified)
+    result["built_in_forward"] = _built_in_forward(instance, made)
+    result["reordered_views"] = edits.reordered
     result["grad_none"] = [
         n for n, p in instance.named_parameters() if p.requires_grad and p.grad is None
     ]
+    result["output_needs_no_grad"] = bool(outputs) and _needs_no_grad(torch, outputs[0])
     return result
+
+
+def _needs_no_grad(torch, output) -> bool:
+    """The forward returned float tensors, none of which requires grad (with grad on)."""
+    values = output.values() if isinstance(output, dict) else output
+    tensors = [output] if isinstance(output, torch.Tensor) else list(values)
+    floats = [t for t in tensors if isinstance(t, torch.Tensor) and t.is_floating_point()]
+    return bool(floats) and not any(t.requires_grad for t in floats)
+
+
+class _OutOfTime(BaseException):
+    """A call of the file ran longer than its share of the probe (not an `Exception`:
+    the file's own `except Exception` does not swallow it)."""
+
+
+def call_file_function(torch, target, call: dict, path: str, tracer, classes) -> dict:
+    """One call the file makes of a method or function of its own (as it makes it: same
+    arguments, same grad mode), and `sum().backward()` of what it returns; it may take
+    CALL_SECONDS."""
+    run = {"class": call["owner"] or "", "line": call["line"], "end_line": call["end_line"]}
+    shown = f"{call['name']}({', '.join(call['args'])})"
+    edits = edit_log(torch, path, ModuleOrigins(torch, path))
+
+    def function():
+        values = [_evaluate(torch, s, classes) for s in call["args"]]
+        with edits, torch.set_grad_enabled(call["grad"]):
+            return target(*values)
+
+    def out_of_time(*_):
+        raise _OutOfTime
+
+    previous = signal.signal(signal.SIGALRM, out_of_time)
+    signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
+    try:
+        run.update(_execute(torch, function, path, tracer, edits))
+    except _OutOfTime:
+        run.update(skipped=f"{shown} did not return within {CALL_SECONDS:g} s")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    run.update(context=shown, inputs_from="shape" if call["guessed"] else "proven")
+    return run
 
 
 def _build(torch, cls, plan: dict, classes: dict):
@@ -518,8 +655,10 @@ def _build(torch, cls, plan: dict, classes: dict):
 
 def probe_module_class(torch, cls, plan: dict, file_inputs: list[list[str]], path, tracer, classes):
     """Build `cls` (with the file's `classes` at hand for its arguments) and run it on
-    the inputs its callers give, else on guesses."""
+    the inputs its callers give, else on guesses: the run, and the instance built."""
     run = {"class": cls.__name__, "line": plan["line"], "end_line": plan["end_line"]}
+    if (plan["constructor"] or {}).get("guessed"):
+        run["built_from"] = "shape"  # a tensor argument rebuilt from its shape alone
     origins = ModuleOrigins(torch, path)
     try:
         with tracer, origins:
@@ -527,36 +666,43 @@ def probe_module_class(torch, cls, plan: dict, file_inputs: list[list[str]], pat
     except Exception as error:  # noqa: BLE001
         lines = _file_lines(error, path) if plan["constructor"] else []
         run.update(context=f"building {cls.__name__}", error=_error(error, lines))
-        return run
+        return run, None
     instance.train()
     candidates = [(inputs, "call") for inputs in plan["inputs"]]
     arity = _required_positionals(instance)
     if not candidates:
-        candidates = [(inputs, "shape") for inputs in plan["shaped"]]
-        candidates += [(inputs, "file") for inputs in file_inputs if len(inputs) == arity]
+        shaped = [s for s in plan["shaped"] if "inputs" in s]
+        candidates = [(s["inputs"], "shape" if s["guessed"] else "proven") for s in shaped]
+        guesses = [inputs for inputs in file_inputs if len(inputs) == arity]
+        candidates += [(_as_passed(inputs, plan), "file") for inputs in guesses]
         if arity == 1:
-            candidates += [(guess, "layer") for guess in _input_guesses(torch, instance)]
+            guesses = _input_guesses(torch, instance)
+            candidates += [(_as_passed(guess, plan), "layer") for guess in guesses]
     if not candidates:
         run.update(context=built, skipped="cannot infer the inputs of forward")
         run["unregistered"] = _unregistered(torch, instance)
-        return run
-    # An error on inputs the file does not pass to this module may be the guess's fault:
-    # the run that counts is the first clean one, else the first; the errors of the
-    # others are kept too (they may be the error a finding predicts).
-    chosen, errors = None, []
+        return run, instance
+    # Each call of the project runs (the last batch may be the one that fails); guesses
+    # run until one is clean. The run that counts is the first clean one, else the
+    # first; the errors of the others are kept with where their inputs came from.
+    chosen, errors, calls = None, [], 0
     for inputs, origin in candidates:
-        result = _run(torch, instance, inputs, path, tracer, origins, classes)
-        result.update(context=f"{built} on inputs {', '.join(inputs)}", inputs_from=origin)
-        chosen = chosen or result
-        if result["error"] is not None:
-            errors.append({"error": result["error"], "context": result["context"]})
-        if origin == "call" or result["error"] is None:
-            chosen = result
+        if origin not in PROJECT_INPUTS and chosen is not None and chosen["error"] is None:
             break
+        calls += origin in PROJECT_INPUTS
+        if calls > CALLS_RUN:
+            continue
         instance.zero_grad(set_to_none=True)
+        result = _run(torch, instance, inputs, origin, path, tracer, origins, classes)
+        context = f"{built} on inputs {', '.join(inputs)}"
+        result.update(context=context, inputs_from=origin)
+        if result["error"] is not None:
+            errors.append({"error": result["error"], "context": context, "inputs_from": origin})
+        if chosen is None or (chosen["error"] is not None and result["error"] is None):
+            chosen = result
     run.update(chosen, unregistered=_unregistered(torch, instance))
-    run["guess_errors"] = [e for e in errors if e["error"] is not chosen["error"]]
-    return run
+    run["other_errors"] = [e for e in errors if e["error"] is not chosen["error"]]
+    return run, instance
 
 
 def _def_line(function) -> int:
@@ -661,6 +807,7 @@ def probe_file(request: dict) -> dict:
             for key, value in defined.items()
             if isinstance(value, type) and value.__module__ == name
         }
+        instances = {}  # class name -> the instance its probe built
         for plan in request["classes"]:
             cls = defined.get(plan["name"])
             if (
@@ -668,11 +815,19 @@ def probe_file(request: dict) -> dict:
                 and issubclass(cls, torch.nn.Module)
                 and cls.__module__ == name
             ):
-                runs.append(
-                    probe_module_class(
-                        torch, cls, plan, request["file_inputs"], path, tracer, classes
-                    )
+                run, instances[plan["name"]] = probe_module_class(
+                    torch, cls, plan, request["file_inputs"], path, tracer, classes
                 )
+                runs.append(run)
+        for call in request["calls"][:CALLS_PER_FILE]:
+            owner = call["owner"]
+            if call["instance"] is not None:
+                target = getattr(instances.get(call["instance"]), call["name"], None)
+            else:
+                target = getattr(defined.get(owner), call["name"], None) if owner else None
+                target = target or (defined.get(call["name"]) if owner is None else None)
+            if callable(target):
+                runs.append(call_file_function(torch, target, call, path, tracer, classes))
     runs.extend(gradcheck_functions(torch, capture, path, tracer))
     runs.extend(import_runs)  # last: a class run describes the same error better
     return {"outcome": "done", "runs": runs, "executed": sorted(tracer.lines)}

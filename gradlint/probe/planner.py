@@ -53,6 +53,15 @@ GRAPH_CUT_RULES = ("GL2",)
 # Rules predicting that a module's forward edits the tensor it was given: a forward whose
 # input's version moved during the code probe confirms them.
 INPUT_MUTATION_RULES = ("GL104",)
+# Rules predicting that forward builds layers the module does not hold: a layer built at
+# the finding's line while forward ran, whose parameters are not the module's, confirms them.
+FORWARD_LAYER_RULES = ("GL505",)
+# Where the inputs of a run came from when gradlint only guessed them: shaped for the
+# first layers, tensors the file binds but does not pass, float tensors shaped like the
+# real ones (values and dtype unknown).
+RESHAPE_ORDER_RULES = ("GL403",)  # a view that reorders sizes (not dims) shows them
+GUESSED_INPUTS = ("layer", "file", "shape")
+GUESSED_NOTE = " (on inputs gradlint guessed)"
 
 
 def describe_exception(error: BaseException) -> dict:
@@ -234,7 +243,7 @@ class Project:
 
     def __init__(self, sources: dict[str, str], configured: dict | None = None) -> None:
         self.sources = sources
-        self._facts: dict[str, tuple[dict, dict]] = {}
+        self._facts: dict[str, tuple[dict, dict, list]] = {}
         # class name -> what `probe-modules` gives: used after the project's own calls
         self.configured = {name: _configured(entry) for name, entry in (configured or {}).items()}
         self.trees = {path: tree for path, text in sources.items() if (tree := _parse(text, path))}
@@ -280,30 +289,38 @@ class Project:
         seen = [item for item in found if self._sees(item[0], path)]
         return [value for _, value in sorted(seen, key=lambda item: item[0] != path)]
 
-    def facts(self, path: str) -> tuple[dict, dict]:
+    def facts(self, path: str) -> tuple[dict, dict, list]:
         """What the static analysis of `path` proves its code builds and feeds its classes
-        with: constructor calls and argument lists by class name (`arguments.py`)."""
+        with: constructor calls and argument lists by class name, and the calls of its
+        other methods and functions it makes (`arguments.py`)."""
         if path not in self._facts:
             context = arguments.file_context(path, self.sources[path])
             self._facts[path] = (
-                (arguments.constructors(context), arguments.call_inputs(context))
+                (
+                    arguments.constructors(context),
+                    arguments.call_inputs(context),
+                    arguments.function_calls(context),
+                )
                 if context is not None
-                else ({}, {})
+                else ({}, {}, [])
             )
         return self._facts[path]
 
     def constructor(self, path: str, name: str) -> dict | None:
         """As the file's own code builds the class, else as a file importing it does with
-        literal arguments, else as configured."""
+        literal arguments, else as configured, else as the file does with a tensor
+        argument rebuilt from its shape (`guessed`)."""
         own = self.facts(path)[0].get(name, [])
         others = [(user, call) for user, call in self.constructors.get(name, []) if user != path]
         found = (c for c in map(_constructor_call, self._ordered(others, path)) if c is not None)
         configured = self.configured.get(name, {}).get("constructor")
-        return next(iter(own), None) or next(found, None) or configured
+        proven = (c for c in own if not c["guessed"])
+        return next(proven, None) or next(found, None) or configured or next(iter(own), None)
 
-    def shaped_inputs(self, path: str, name: str) -> list[list[str]]:
+    def shaped_inputs(self, path: str, name: str) -> list[dict]:
         """Argument lists of the file's own calls of the class, tensors rebuilt from their
-        shapes (their values and dtype are guessed)."""
+        shapes (their values, maybe their dtype, guessed), or what is known of their grad
+        (`arguments.call_inputs`)."""
         return self.facts(path)[1].get(name, [])
 
     def call_inputs(self, path: str, name: str) -> list[list[str]]:
@@ -463,6 +480,17 @@ def plan_exec(
         for node in ast.walk(tree)
         if isinstance(node, ast.ClassDef)
     ]
+    spans = {
+        (owner.name if owner else None, n.name): (n.lineno, n.end_lineno or n.lineno)
+        for owner in [None, *(n for n in tree.body if isinstance(n, ast.ClassDef))]
+        for n in (owner or tree).body
+        if isinstance(n, ast.FunctionDef)
+    }
+    calls = [
+        {**call, "line": spans[key][0], "end_line": spans[key][1]}
+        for call in project.facts(path)[2]
+        if (key := (call["owner"], call["name"])) in spans
+    ]
     bindings = project.bindings[path]
     absolute = os.path.abspath(path)
     root, module = module_name(absolute)
@@ -474,6 +502,9 @@ def plan_exec(
         "module": module,
         "roots": [root],  # what the probe may read besides the Python installation
         "classes": classes,
+        # the file's calls of its modules' other methods and of functions applying an
+        # autograd.Function (`arguments.function_calls`), with the called function's lines
+        "calls": calls,
         # argument lists a forward may take, in the order the file binds them
         "file_inputs": [[t] for t in dict.fromkeys(bindings.tensors.values())]
         + list(bindings.argument_lists.values()),
@@ -503,6 +534,9 @@ class RuntimeFailure:
     # design: straight-through, gradient reversal, clipped or rescaled surrogates): it
     # can confirm a finding that predicts it but is no GL901 itself.
     reportable: bool = True
+    # the inputs were guessed: only the error a finding predicts (its rule's message) can
+    # confirm it, never any error at its line (that may be the guess's fault)
+    guessed: bool = False
 
 
 def environment_failure(error: dict) -> bool:
@@ -544,6 +578,7 @@ def _failure(
         backward=run.get("phase") == "backward",
         span=span,
         edited_at=error.get("edited_at", []),
+        guessed=guessed,
         reportable="RuntimeError" in kinds
         and not guessed
         and error["type"] != "GradcheckError"
@@ -555,14 +590,15 @@ def _failures(outcome: dict, classes: dict) -> list[RuntimeFailure]:
     """The torch errors of the runs (the guessed inputs' ones too), in run order."""
     found = []
     for run in outcome.get("runs", []):
-        error = run.get("error")
-        if error and error["lines"] and torch_error(error):
-            # tensors the file binds but does not pass to the module are guesses too
-            guessed = run.get("inputs_from") in ("layer", "file", "shape")
-            found.append(_failure(run, error, run["context"], classes, guessed=guessed))
-        for other in run.get("guess_errors", []):
-            if other["error"]["lines"] and torch_error(other["error"]):
-                found.append(_failure(run, other["error"], other["context"], classes, guessed=True))
+        others = run.get("other_errors", [])
+        for error, context, origin in [
+            (run.get("error"), run.get("context", ""), run.get("inputs_from")),
+            *((o["error"], o["context"], o.get("inputs_from")) for o in others),
+        ]:
+            if error and error["lines"] and torch_error(error):
+                # tensors the file binds but does not pass to the module are guesses too
+                guessed = origin in GUESSED_INPUTS or run.get("built_from") in GUESSED_INPUTS
+                found.append(_failure(run, error, context, classes, guessed=guessed))
     return found
 
 
@@ -572,17 +608,18 @@ def _innermost_function(spans: list[tuple[int, int]], line: int) -> tuple[int, i
 
 
 def _explains(d: Diagnostic, failure: RuntimeFailure, spans: list[tuple[int, int]]) -> bool:
-    """The failure proves `d`: raised at its line, or, when it is the torch error `d`
-    predicts (its witness's message, or any error if `d` has no witness and its rule is
-    one where torch raises): `d`'s line made an in-place write that moved the saved
-    tensor the error names, `d` is in the autograd.Function the error is about, or the
-    error comes later in `d`'s function."""
-    if d.line in failure.lines:
-        return True
+    """The failure proves `d`: raised at its line (on guessed inputs, only if it is the
+    error `d` predicts), or, when it is the torch error `d` predicts (its witness's
+    message, or any error if `d` has no witness and its rule is one where torch raises):
+    `d`'s line made an in-place write that moved the saved tensor the error names, `d`
+    is in the autograd.Function the error is about, or the error comes later in `d`'s
+    function."""
     if d.witness is not None:
         predicted = matches(d.witness.expect, failure.message)
     else:
-        predicted = d.severity is Severity.ERROR
+        predicted = d.severity is Severity.ERROR and not failure.guessed
+    if d.line in failure.lines and (predicted or not failure.guessed):
+        return True
     if not predicted:
         return False
     if d.line in failure.edited_at:
@@ -634,11 +671,33 @@ def _structural_verdict(d: Diagnostic, run: dict, source_line: str, ran: bool) -
                 f"`self.{name}` holds tensors that require grad but are not in "
                 f"`{run['class']}.parameters()`: an optimizer never updates them",
             )
-    if not run.get("ran_backward"):
-        return None
+    if d.code.startswith(FORWARD_LAYER_RULES) and d.line in run.get("built_in_forward", []):
+        return verdict(
+            CONFIRMED,
+            f"`{run['class']}.forward` built a layer at this line whose parameters are not "
+            f"in `{run['class']}.parameters()` (code probe: {run.get('context', '')})",
+        )
+    for view in run.get("reordered_views", []) if d.code.startswith(RESHAPE_ORDER_RULES) else []:
+        if view["line"] == d.line:
+            before, after = (", ".join(map(str, view[k])) for k in ("before", "after"))
+            return verdict(
+                CONFIRMED,
+                f"the view at this line gave a tensor of size ({before}) the sizes "
+                f"({after}): the same sizes in another order, the data not moved "
+                f"(code probe: {run.get('context', '')})",
+            )
     if d.code.startswith(GRAPH_CUT_RULES) and ran and run.get("grad_none"):
         names = ", ".join(f"`{n}`" for n in run["grad_none"])
-        return verdict(CONFIRMED, f"after `loss.backward()` {names} still have no gradient")
+        if run.get("output_needs_no_grad"):
+            return verdict(
+                CONFIRMED,
+                f"the output of `{run['class']}.forward` does not require grad: {names} "
+                f"can get no gradient (code probe: {run.get('context', '')})",
+            )
+        if run.get("ran_backward"):
+            return verdict(CONFIRMED, f"after `loss.backward()` {names} still have no gradient")
+    if not run.get("ran_backward"):
+        return None
     for name, called in run.get("backward_methods", {}).items():
         if re.search(rf"\bdef {name}\b", source_line):
             if called:
@@ -666,14 +725,18 @@ _RUN = {
     "end_line": int,
     "context?": str,
     "error?": (_ERROR, None),
-    "guess_errors?": [{"error": _ERROR, "context": str}],
+    "other_errors?": [{"error": _ERROR, "context": str, "inputs_from?": str}],
     "grad_none?": [str],
     "backward_methods?": {str: bool},
     "unregistered?": [str],
     "modified_input?": [str],
+    "built_in_forward?": [int],
+    "reordered_views?": [{"line": int, "before": [int], "after": [int]}],
     "ran_backward?": bool,
+    "output_needs_no_grad?": bool,
     "phase?": str,
     "inputs_from?": str,
+    "built_from?": str,
     "skipped?": str,
 }
 _DONE = {"outcome": str, "runs": [_RUN], "executed": [int], "serial?": int}
@@ -708,9 +771,12 @@ def malformed_answer(outcome, line_count: int) -> str | None:
     if not _fits(outcome, _DONE):
         return "the probe's answer is malformed"
     errors = [run["error"] for run in outcome["runs"] if run.get("error")]
-    errors += [e["error"] for run in outcome["runs"] for e in run.get("guess_errors", [])]
+    errors += [e["error"] for run in outcome["runs"] for e in run.get("other_errors", [])]
     lines = [line for e in errors for line in [*e["lines"], *e.get("edited_at", [])]]
     lines += outcome["executed"]
+    for run in outcome["runs"]:
+        lines += run.get("built_in_forward", [])
+        lines += [view["line"] for view in run.get("reordered_views", [])]
     if any(not 0 < line <= line_count for line in lines):
         return "the probe's answer names lines the file does not have"
     return None
@@ -745,7 +811,8 @@ def exec_verdicts(
         proofs = [f for f in failures if _explains(d, f, spans)]
         if proofs:
             explained.update((f.lines[-1], f.message) for f in proofs)
-            verdicts[i] = verdict(CONFIRMED, proofs[0].message)
+            message = _first_line(proofs[0].message)[: _MESSAGE_LIMIT - len(GUESSED_NOTE)]
+            verdicts[i] = verdict(CONFIRMED, message + GUESSED_NOTE * proofs[0].guessed)
             continue
         mutated = _mutated_input(d, outcome, classes)
         if mutated:

@@ -162,6 +162,20 @@ class ModuleCall:
     body: cst.FunctionDef | None
 
 
+@dataclass(frozen=True)
+class FunctionCall:
+    """`f(x)`, `obj.method(x)`, `Cls.method(x)`: a function of the file the interpreter
+    followed into (bound to `bound`, an instance), called on `arguments` inside `body`
+    with grad mode `grad` (None: unknown)."""
+
+    function: cst.FunctionDef
+    bound: Obj | None
+    call: cst.Call
+    arguments: tuple[list, dict]
+    body: cst.FunctionDef | None
+    grad: bool | None
+
+
 @dataclass(eq=False)
 class CheckpointCall:
     """`checkpoint(function, *inputs)` run with grad enabled, with its inputs' values."""

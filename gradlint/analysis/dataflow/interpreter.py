@@ -36,6 +36,7 @@ from gradlint.analysis.dataflow.events import (
     DataAssigned,
     DataWrite,
     FunctionApplied,
+    FunctionCall,
     GradRead,
     InplaceEdit,
     ModuleAttributeSet,
@@ -232,6 +233,8 @@ class FileFacts:
         # the runtime probe builds and feeds them with)
         self.built: list[Obj] = []
         self.module_calls: list[ModuleCall] = []
+        # calls of the file's functions and methods (what the runtime probe calls too)
+        self.function_calls: list[FunctionCall] = []
         # methods of a file extending classes imported from its project: code in other
         # files may call them too
         self.called_elsewhere: set[cst.FunctionDef] = set()
@@ -1287,6 +1290,7 @@ class Interpreter:
             if bound is None and receiver.info is not None:
                 method = self._method(receiver.info, func.attr.value)
                 if method is not None:
+                    self._called(call, method, receiver, args, state, frame)
                     return self._inline(call, method, receiver, args, state, frame)
             if bound is not None:
                 callee = bound
@@ -1295,6 +1299,7 @@ class Interpreter:
         if isinstance(callee, Obj):
             return self._call_module(call, callee, args, state, frame)
         if isinstance(callee, Function):
+            self._called(call, callee.node, callee.bound, args, state, frame)
             return self._inline(call, callee.node, callee.bound, args, state, frame)
         if isinstance(callee, _Apply):
             return self._apply_function(call, callee.info, args, state, frame)
@@ -1470,6 +1475,11 @@ class Interpreter:
         if forward is None:
             return None
         return self._inline(call, forward, obj, args, state, frame)
+
+    def _called(self, call, node: cst.FunctionDef, bound, args, state: State, frame) -> None:
+        if args is not None:
+            event = FunctionCall(node, bound, call, args, frame.body.node, state.grad)
+            self.facts.function_calls.append(event)
 
     def _inline(self, call, node: cst.FunctionDef, bound: Obj | None, args, state, frame):
         """Interpret a function of the file with the caller's values."""
