@@ -209,7 +209,7 @@ FILES = {
                 return outputs
 
 
-        loader = [(torch.randn(3, 4), torch.randn(3, 4)) for _ in range(2)]
+        loader = [(torch.randn(3, 4), torch.randn(3, 4))]
         Loop().validate(Denoiser(), loader)
         """,
     # an autograd.Function applied only from a module-level helper function
