@@ -264,6 +264,20 @@ STRUCTURAL_CASES = [
     "y = torch.randn(2, 12).view(2, 2 + (-2) % 3, 4)",
     "y = x.permute(*([0] + list(range(2, 3)) + [1]))",
     "def f(a):\n    return a.chunk(2, -1)[0]\ny = f(x)",
+    # layouts through layers: channels-last inputs stay channels-last, others contiguous
+    "y = nn.Conv2d(3, 4, 3)(torch.randn(2, 5, 6, 3).permute(0, 3, 1, 2))",
+    "y = nn.Conv2d(3, 4, 3)(torch.randn(2, 5, 3, 6).permute(0, 2, 1, 3))",
+    "y = nn.Conv2d(1, 4, 3)(torch.randn(2, 5, 6, 1).permute(0, 3, 1, 2))",
+    "y = nn.Conv3d(3, 4, 3)(torch.randn(2, 5, 5, 6, 3).permute(0, 4, 1, 2, 3))",
+    "y = nn.MaxPool2d(2)(torch.randn(2, 6, 6, 3).permute(0, 3, 1, 2))",
+    "y = nn.AdaptiveAvgPool2d(1)(torch.randn(2, 6, 6, 3).permute(0, 3, 1, 2))",
+    "y = F.interpolate(torch.randn(1, 4, 4, 3).permute(0, 3, 1, 2), scale_factor=2)",
+    "y = nn.BatchNorm2d(3)(torch.randn(2, 5, 6, 3).permute(0, 3, 1, 2))",
+    "y = nn.GroupNorm(1, 3)(torch.randn(2, 5, 6, 3).permute(0, 3, 1, 2))",
+    "y = nn.BatchNorm2d(5)(torch.randn(2, 6, 5, 3).permute(0, 2, 1, 3))",
+    "y = nn.LayerNorm(6)(torch.randn(2, 5, 6, 3).permute(0, 3, 1, 2))",
+    "y = nn.ReLU()(torch.randn(2, 5, 6, 3).permute(0, 3, 1, 2))",
+    "y = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU())(torch.randn(2, 5, 6, 3).permute(0, 3, 1, 2))",
 ]
 
 
@@ -342,6 +356,9 @@ VIEW_CASES = [
     ("y = torch.randn(2, 3, 4, 5).permute(0, 3, 1, 2).view(2, 5, 12)", False),
     ("y = torch.randn(2, 3, 4, 5).permute(0, 3, 1, 2).view(2, 15, 4)", True),
     ("y = x.transpose(1, 2).contiguous().view(2, -1)", False),
+    ("y = nn.Conv2d(3, 4, 3)(torch.randn(2, 5, 6, 3).permute(0, 3, 1, 2)).view(2, -1)", True),
+    ("y = nn.Conv2d(3, 4, 3)(torch.randn(2, 5, 3, 6).permute(0, 2, 1, 3)).view(2, -1)", False),
+    ("y = nn.Conv2d(1, 4, 3)(torch.randn(2, 5, 6, 1).permute(0, 3, 1, 2)).view(2, -1)", True),
     ("y = x.view(x.size(0), -1)", False),
     ("y = torch.randn(1, 3).t().view(-1)", False),
     ("y = x.unsqueeze(1).transpose(0, 1).view(2, 12)", False),

@@ -439,6 +439,24 @@ SHAPE_LOSS_MODULES: dict[str, str] = {
     "NLLLoss": "nll_loss",
 }  # fmt: skip
 
+# nn layers (of SHAPE_PRESERVING_LAYERS) by the memory layout of their output, checked in
+# torch 2.13 on a channels-last and on a transposed input (tests/test_shapes.py): the
+# elementwise ones keep any layout; SHAPE_CHANNELS_LAST_LAYERS keep a channels-last one
+# (as convolutions and pools do) and are contiguous otherwise; SHAPE_CONTIGUOUS_LAYERS
+# are always contiguous; for the others no layout is claimed.
+SHAPE_LAYOUT_KEEPING_LAYERS: frozenset[str] = frozenset(
+    {
+        "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "GELU", "SiLU", "Mish", "Sigmoid",
+        "Tanh", "Softplus", "Hardtanh", "Dropout", "Identity", "Dropout2d", "AlphaDropout",
+    }
+)  # fmt: skip
+SHAPE_CHANNELS_LAST_LAYERS: frozenset[str] = frozenset(
+    {"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm"}
+)
+SHAPE_CONTIGUOUS_LAYERS: frozenset[str] = frozenset(
+    {"Softmax", "LogSoftmax", "LayerNorm", "InstanceNorm1d", "InstanceNorm2d"}
+)
+
 # Tensor methods numpy arrays do not have: calling one shows the receiver is a tensor
 # (of unknown shape when nothing else is known about it). Hand-written: a comparison with
 # numpy, which the analysis does not import either.

@@ -165,9 +165,10 @@ class ShapeConflictChecker(Checker):
         self.report(
             call,
             "GL403",
-            f"`.{conflict.op}(...)` in forward hard-codes the batch size {written} as the "
-            "leading dim of an input whose first dim is the batch: any other batch size "
-            "(the smaller last batch, evaluation with batch 1) raises or silently folds "
+            f"`.{conflict.op}(...)` hard-codes the batch size {written} as the leading dim "
+            "of a tensor whose first dim is the batch (a forward() input, or rows cut into "
+            "batches): any other batch size (the smaller last batch, evaluation with "
+            "batch 1) raises or silently folds "
             "samples into each other; use `x.size(0)` (e.g. `x.view(x.size(0), -1)`)",
             witness=Witness(program, "shape '[") if None not in sizes else None,
         )

@@ -384,7 +384,8 @@ class ShapeFlow:
             else:
                 parts = (index.lower, index.upper, index.step)
                 bounds = [_ABSENT if b is None else shape_value(part(b)) for b in parts]
-                indices.append(("slice", bounds, index))
+                window = _window_rows(index, bounds, part)
+                indices.append(("slice", bounds if window is None else window, index))
         return self._result(value, _index_tensor(base.shape, indices))
 
     def _binary(self, expr: cst.BinaryOperation, value, part: Part):
@@ -436,6 +437,8 @@ class ShapeFlow:
             return value
         if qualified is not None and qualified.startswith("torch."):
             return self._result(value, self._torch_function(node, qualified, args))
+        if qualified is not None and qualified.startswith("numpy."):
+            return self._result(value, _numpy_factory(qualified, args))
         if not isinstance(func, cst.Attribute):
             return value
         receiver = part(func.value)
@@ -500,7 +503,7 @@ class ShapeFlow:
 
     def _torch_function(self, node: cst.Call, qualified: str, args: Args) -> Value:
         namespace, _, name = qualified.rpartition(".")
-        if name == "Parameter":
+        if name in ("Parameter", "from_numpy"):  # the data itself (from_numpy shares it)
             return args.get(0, "data")
         if namespace not in ("torch", "torch.nn.functional"):
             return None
@@ -668,7 +671,8 @@ class ShapeFlow:
         return Shape.contiguous(dims) if shape.is_contiguous else Shape(dims)
 
     def _note_batch_literal(self, node: cst.Call, name: str, shape: Shape, args: Args) -> None:
-        """`x.view(64, ...)` in forward, where x's first dim is the batch."""
+        """`x.view(64, ...)` / `x.view(args.batch_size, ...)` where x's first dim is the
+        batch (a forward() input, rows cut into batches)."""
         if shape.lead is not BATCH and not (shape.dims and shape.dims[0] is BATCH):
             return
         first = args.expr(0)
@@ -680,7 +684,9 @@ class ShapeFlow:
         if not isinstance(size, int) or size <= 1:
             return
         written = first.value if isinstance(first, cst.Name) else None
-        hard_coded = isinstance(first, cst.Integer) or (
+        if isinstance(first, cst.Attribute):  # `args.batch_size`, `self.batch_size`: a setting
+            written = dotted(first)
+        hard_coded = isinstance(first, cst.Integer | cst.Attribute) or (
             written is not None and written.isupper() and written in self.constants
         )
         if hard_coded:
@@ -695,6 +701,15 @@ class ShapeFlow:
         if layer.kind == "linear":
             return self._apply_linear(node, x, layer.args[0], layer.args[1], "linear")
         if layer.kind == "same":
+            (name,) = layer.args
+            if name in torch_ops.SHAPE_LAYOUT_KEEPING_LAYERS:  # elementwise: any layout kept
+                return Shape(x.dims, x.order, x.min_rank, x.lead, x.dense, swap=x.swap)
+            if x.dims is None:
+                return Shape(None, min_rank=x.min_rank, lead=x.lead)
+            if name in torch_ops.SHAPE_CHANNELS_LAST_LAYERS:
+                return _laid_out(x, x.dims)
+            if name in torch_ops.SHAPE_CONTIGUOUS_LAYERS:
+                return Shape.contiguous(x.dims)
             return Shape(x.dims, min_rank=x.min_rank, lead=x.lead)
         if layer.kind == "embedding" and x.dims is not None:
             return Shape.contiguous(x.dims + (layer.args[1],))
@@ -702,7 +717,7 @@ class ShapeFlow:
             in_channels, out_channels, spatial, window = layer.args
             if model.provably_different(x.dims[1], in_channels):
                 return None  # torch raises; not this rule's concern
-            return Shape.contiguous((x.dims[0], out_channels) + _windowed(x.dims[2:], window))
+            return _laid_out(x, (x.dims[0], out_channels) + _windowed(x.dims[2:], window))
         if layer.kind == "pool":
             return _pooled(x, *layer.args)
         if layer.kind == "flatten":
@@ -806,6 +821,21 @@ def _factory(name: str, args: Args) -> Shape | None:
     else:
         return None
     if sizes is None or any(s is None for s in sizes):
+        return None
+    return Shape.contiguous(sizes)
+
+
+def _numpy_factory(qualified: str, args: Args) -> Shape | None:
+    """A new C-ordered numpy array: `np.random.rand(2, 8, 8, 3)`, `np.zeros((4, 3))`."""
+    name = qualified.removeprefix("numpy.")
+    if name in ("random.rand", "random.randn"):
+        sizes = _sizes(args, 0)
+    elif name in ("zeros", "ones", "empty") and not args.has(2, "order"):
+        shape = args.get(0, "shape")
+        sizes = [as_dim(v) for v in shape] if isinstance(shape, tuple) else [as_dim(shape)]
+    else:
+        return None
+    if not sizes or None in sizes:
         return None
     return Shape.contiguous(sizes)
 
@@ -963,8 +993,8 @@ def _pooled(x: Shape, spatial: int, window, output_size) -> Shape | None:
         return None
     head, tail = x.dims[:-spatial], x.dims[-spatial:]
     if output_size is not None:
-        return Shape.contiguous(head + tuple(output_size))
-    return Shape.contiguous(head + _windowed(tail, window))
+        return _laid_out(x, head + tuple(output_size))
+    return _laid_out(x, head + _windowed(tail, window))
 
 
 def _interpolated(x: Shape, args: Args) -> Shape | None:
@@ -978,7 +1008,22 @@ def _interpolated(x: Shape, args: Args) -> Shape | None:
         if scale is None or not all(isinstance(d, int) for d in x.dims[2:]):
             return None
         size = tuple(d * f for d, f in zip(x.dims[2:], scale, strict=True))
-    return Shape.contiguous(x.dims[:2] + size) if size is not None else None
+    return _laid_out(x, x.dims[:2] + size) if size is not None else None
+
+
+def _channels_last(x: Shape) -> bool:
+    """Channels innermost (`images.permute(0, 3, 1, 2)` of NHWC data, 4 or 5 dims)."""
+    if x.dims is None or x.rank not in (4, 5):
+        return False
+    return x.order == (0, x.rank - 1, *range(1, x.rank - 1))
+
+
+def _laid_out(x: Shape, dims: tuple) -> Shape:
+    """The output of a convolution, pool or normalisation of input x: channels-last when
+    x is (suggest_memory_format), contiguous otherwise."""
+    if _channels_last(x) and len(dims) == len(x.dims):
+        return Shape(tuple(dims), x.order)
+    return Shape.contiguous(dims)
 
 
 def _layer(name: str, args: Args) -> Layer | None:
@@ -1004,7 +1049,7 @@ def _layer(name: str, args: Args) -> Layer | None:
             return Layer("pool", (spatial, None, _tuple_arg(args.get(0, "output_size"), spatial)))
         return Layer("pool", (spatial, _window(args, spatial, 0, kernel="kernel_size"), None))
     if name in torch_ops.SHAPE_PRESERVING_LAYERS:
-        return Layer("same")
+        return Layer("same", (name,))
     if name == "Unflatten":
         dim, sizes = as_dim(args.get(0, "dim")), args.get(1, "unflattened_size")
         return Layer("unflatten", (dim, sizes)) if isinstance(dim, int) else None
@@ -1182,9 +1227,38 @@ def _outermost(shape: Shape, position: int) -> bool:
     return shape.order[position] == min(shape.order)
 
 
-def _sliced(shape: Shape, position: int, bounds: list) -> Shape | None:
-    lower, upper, step = bounds
+@dataclass(frozen=True)
+class Window:
+    """`x[i : i + k]` with `i` a position the code varies (a loop over `range(0, n, k)`):
+    k rows, but the last window of rows is shorter unless k divides the row count."""
+
+    rows: int
+
+
+def _window_rows(index: cst.Slice, bounds: list, part: Part) -> Window | None:
+    upper = index.upper
+    if (
+        index.lower is None
+        or index.step is not None
+        or not isinstance(upper, cst.BinaryOperation)
+        or not isinstance(upper.operator, cst.Add)
+        or not upper.left.deep_equals(index.lower)
+        or isinstance(bounds[0], int)
+    ):
+        return None
+    rows = as_dim(shape_value(part(upper.right)))
+    return Window(rows) if isinstance(rows, int) and rows > 1 else None
+
+
+def _sliced(shape: Shape, position: int, bounds: list | Window) -> Shape | None:
     dims = list(shape.dims)
+    if isinstance(bounds, Window):
+        size = dims[position]
+        whole = isinstance(size, int) and size % bounds.rows == 0
+        # rows cut into batches: the last one may be short (a batch of unknown size)
+        dims[position] = bounds.rows if whole else BATCH if position == 0 else model.fresh()
+        return Shape(tuple(dims), shape.order)
+    lower, upper, step = bounds
     if lower is _ABSENT and upper is _ABSENT and step is _ABSENT:
         return shape
     size = dims[position]
@@ -1256,8 +1330,8 @@ def _shape_method(flow: ShapeFlow, node, name: str, shape: Shape, args: Args) ->
         return _topk(name, shape, args)
     if name == "unflatten":
         return flow._unflatten(node, shape, args)
-    if name == "argsort":
-        return _keep(shape)
+    if name == "argsort" or (name == "astype" and not args.has(1, "order")):
+        return _keep(shape)  # numpy's astype keeps the array's layout
     if name in ("chunk", "split", "unbind", "narrow"):
         return _pieces(name, shape, args)
     if name == "repeat_interleave":
