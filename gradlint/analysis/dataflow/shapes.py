@@ -338,6 +338,9 @@ class ShapeFlow:
         if isinstance(result, Shape):
             return _tensor_with(value, result)
         if isinstance(result, Pieces):
+            if isinstance(value, Tensor) and not result.any_length:  # one tensor per piece
+                pieces = (replace(value, storage=new_storage(), shape=s) for s in result.shapes)
+                return Seq(tuple(pieces))
             if not isinstance(value, Seq) or not isinstance(value.item(0), Tensor):
                 return value
             item = value.item(0)
@@ -512,6 +515,8 @@ class ShapeFlow:
             return factory
         if name in ("cat", "concat", "stack"):
             return _concatenate(name, args)
+        if name == "meshgrid":
+            return _meshgrid(args)
         if name in ("mm", "matmul", "bmm"):
             return self._matmul(node, name, args.get(0), args.get(1))
         if name == "linear":
@@ -908,6 +913,23 @@ def _concatenate(name: str, args: Args) -> Shape | None:
     return Shape.contiguous(dims)
 
 
+def _meshgrid(args: Args) -> Pieces | None:
+    """`torch.meshgrid(a, b, indexing=...)` of 1-D tensors: one grid per input, each of
+    the sizes of all (the first two swapped for "xy"), expanded (no layout claimed)."""
+    grids = [value for _, value in args.positional]
+    if len(grids) == 1 and isinstance(grids[0], tuple):
+        grids = list(grids[0])
+    indexing = literal_str(args.expr(None, "indexing")) if args.has(None, "indexing") else "ij"
+    if not args.complete or not grids or indexing not in ("ij", "xy"):
+        return None
+    if not all(isinstance(g, Shape) and g.rank == 1 for g in grids):
+        return None
+    dims = [g.dims[0] for g in grids]
+    if indexing == "xy" and len(dims) > 1:
+        dims[0], dims[1] = dims[1], dims[0]
+    return Pieces(tuple(Shape(tuple(dims)) for _ in grids))
+
+
 def _sum_dims(dims: list[Dim]) -> Dim:
     if all(isinstance(d, int) for d in dims):
         return sum(dims)
@@ -1175,7 +1197,25 @@ def _drop_dims(shape: Shape, dropped: set[int]) -> Shape:
         for rank, index in enumerate(ranking):
             order_list[index] = rank
         order = tuple(order_list)
-    return Shape(dims, order)
+    kept_dims = [i for i in range(len(shape.dims)) if i not in dropped]
+    gaps = frozenset(kept_dims.index(g) for g in shape.gaps if g not in dropped)
+    return Shape(dims, order, gaps=gaps)
+
+
+def _indexed(shape: Shape, position: int) -> Shape:
+    """`x[:, i]` / a piece of `unbind`: dim `position` is dropped. When it held more than
+    one element, the next dim inside it in memory now skips over the rest of it (a gap:
+    merging that dim with the one outside can no longer be a view)."""
+    result = _drop_dims(shape, {position})
+    if shape.order is None or shape.dims[position] == 1:
+        return result
+    inside = [
+        i for i, d in enumerate(shape.dims) if d != 1 and shape.order[i] > shape.order[position]
+    ]
+    if not inside:
+        return result  # the innermost dim: the others keep their spacing
+    inner = min(inside, key=lambda i: shape.order[i])
+    return replace(result, gaps=result.gaps | {inner - (inner > position)})
 
 
 def _squeeze(shape: Shape, args: Args) -> Shape | None:
@@ -1210,9 +1250,7 @@ def _index_tensor(shape: Shape, indices: list) -> Shape | None:
         elif kind == "index":
             if not isinstance(as_dim(value), int) or position >= len(current.dims):
                 return None
-            current = _drop_dims(current, {position})
-            if shape.order is not None and not _outermost(shape, position):
-                current = Shape(current.dims)
+            current = _indexed(current, position)
         else:
             if position >= len(current.dims):
                 return None
@@ -1221,10 +1259,6 @@ def _index_tensor(shape: Shape, indices: list) -> Shape | None:
         if current is None:
             return None
     return current
-
-
-def _outermost(shape: Shape, position: int) -> bool:
-    return shape.order[position] == min(shape.order)
 
 
 @dataclass(frozen=True)
@@ -1370,7 +1404,7 @@ def _pieces(name: str, shape: Shape, args: Args) -> Pieces | Shape | None:
         return Shape(dims, shape.order, gaps=shape.gaps | {position})
 
     if name == "unbind":
-        return Pieces((_drop_dims(shape, {position}),), any_length=True)
+        return Pieces((_indexed(shape, position),), any_length=True)
     if name == "narrow":
         length = as_dim(args.get(2, "length"))
         if length is None:
