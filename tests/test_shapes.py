@@ -268,6 +268,9 @@ STRUCTURAL_CASES = [
     "a, b = torch.meshgrid(torch.arange(4), torch.arange(5), indexing='xy')\ny = a",
     "a, b, c = torch.meshgrid([torch.arange(2), torch.arange(3), torch.arange(4)])\ny = c",
     "a, b = torch.meshgrid(torch.arange(3).float(), torch.arange(4).float())\ny = a * x + 1",
+    "y = m[:, m.argmax(1)]",
+    "y = x[:, :, x.max(2)[1]]",
+    "y = x[:, :, x.argmax(2)]",
     # layouts through layers: channels-last inputs stay channels-last, others contiguous
     "y = nn.Conv2d(3, 4, 3)(torch.randn(2, 5, 6, 3).permute(0, 3, 1, 2))",
     "y = nn.Conv2d(3, 4, 3)(torch.randn(2, 5, 3, 6).permute(0, 2, 1, 3))",
@@ -368,7 +371,7 @@ VIEW_CASES = [
     ("y = x.transpose(1, 2)[:, 0].view(-1)", False),
     ("y = (x[:, 1] * 2).view(-1)", False),
     (
-        "v, u = torch.meshgrid(torch.arange(3.0), torch.arange(4.0), indexing='ij')\n"
+        "v, u = torch.meshgrid(torch.arange(3).float(), torch.arange(4).float(), indexing='ij')\n"
         "y = (u * x + x[:, :1]).permute(0, 2, 1).view(-1)",
         True,
     ),

@@ -383,7 +383,9 @@ class ShapeFlow:
         for element in expr.slice:
             index = element.slice
             if isinstance(index, cst.Index):
-                indices.append(("index", shape_value(part(index.value)), index.value))
+                found = part(index.value)
+                kind = "tensor" if isinstance(found, Tensor) and found.dtype == "int" else "index"
+                indices.append((kind, shape_value(found), index.value))
             else:
                 parts = (index.lower, index.upper, index.step)
                 bounds = [_ABSENT if b is None else shape_value(part(b)) for b in parts]
@@ -1237,11 +1239,15 @@ def _squeeze(shape: Shape, args: Args) -> Shape | None:
 
 
 def _index_tensor(shape: Shape, indices: list) -> Shape | None:
-    """Basic indexing: ints drop a dim, slices keep it, None inserts one."""
+    """Basic indexing: ints drop a dim, slices keep it, None inserts one; one integer index
+    tensor puts its own dims in place of the dim it indexes (a new tensor)."""
     if shape.dims is None:
         if len(indices) == 1 and indices[0][0] == "slice":
             return Shape.unknown(min_rank=shape.min_rank)
         return None
+    advanced = [value for kind, value, _ in indices if kind == "tensor"]
+    if advanced:
+        return _gathered(shape, indices, advanced[0]) if len(advanced) == 1 else None
     current, position = shape, 0
     for kind, value, expr in indices:
         if kind == "index" and isinstance(expr, cst.Name) and expr.value == "None":
@@ -1259,6 +1265,21 @@ def _index_tensor(shape: Shape, indices: list) -> Shape | None:
         if current is None:
             return None
     return current
+
+
+def _gathered(shape: Shape, indices: list, index: Value) -> Shape | None:
+    """`x[:, idx]`: full slices around one integer index tensor, whose dims replace the
+    dim it indexes (`logits[:, labels]` of (B, C) with labels (B,) is (B, B))."""
+    if not isinstance(index, Shape) or index.dims is None:
+        return None
+    position = next(i for i, (kind, _, _) in enumerate(indices) if kind == "tensor")
+    whole = [_ABSENT, _ABSENT, _ABSENT]
+    if any(kind == "index" or (kind == "slice" and value != whole) for kind, value, _ in indices):
+        return None
+    if len(indices) > len(shape.dims):
+        return None
+    dims = shape.dims[:position] + index.dims + shape.dims[position + 1 :]
+    return Shape(dims)
 
 
 @dataclass(frozen=True)
