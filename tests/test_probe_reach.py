@@ -313,7 +313,7 @@ FILES = {
 
 
         model = Classifier()
-        image = torch.from_numpy(np.random.rand(1, 3, 8, 8)).float().requires_grad_(True)
+        image = torch.from_numpy(np.random.random((1, 3, 8, 8))).float().requires_grad_(True)
         model(image)[0, 1].backward()
         saliency = image.grad.abs()
         """,
