@@ -13,12 +13,14 @@ twice so that state carried into the next iteration is seen. `backward()`, `step
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import libcst as cst
 
 from gradlint import fixes
+from gradlint.analysis.context import ClassKind
 from gradlint.analysis.names import dotted
 from gradlint.analysis.torch_ops import (
     FRESH_TENSOR_FACTORIES,
@@ -26,8 +28,157 @@ from gradlint.analysis.torch_ops import (
     GRAPH_CUT_METHODS,
 )
 from gradlint.analysis.walk import iter_nodes
-from gradlint.checks.flow import FactsCollector, sub_expressions
+from gradlint.checks import Checker
 from gradlint.diagnostic import Edit, Fix, Witness
+
+# -- what the file says about its names --------------------------------------------------
+
+_MODULE_USAGE = frozenset({"parameters", "named_parameters", "train", "eval"})
+_SCHEDULER_PREFIXES = ("torch.optim.lr_scheduler.", "torch.optim.swa_utils.")
+_SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.GradScaler"})
+
+
+def sub_expressions(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node below `node`, not entering nested functions, lambdas or classes."""
+    for child in node.children:
+        if isinstance(child, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+            continue
+        yield child
+        yield from sub_expressions(child)
+
+
+def _is_false(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "False"
+
+
+def _parameter_owners(args: cst.CSTNode) -> set[str]:
+    """`m` for each `m.parameters()` / `m.named_parameters()` inside an optimizer's args."""
+    owners = set()
+    for node in sub_expressions(args):
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("parameters", "named_parameters")
+            and (owner := dotted(node.func.value))
+        ):
+            owners.add(owner)
+    return owners
+
+
+@dataclass
+class FileFacts:
+    """Names the file proves to be modules, loss modules, parameters, optimizers."""
+
+    modules: set[str] = field(default_factory=set)  # dotted names holding nn.Modules
+    losses: set[str] = field(default_factory=set)  # torch.nn *Loss instances (no parameters)
+    parameters: set[str] = field(default_factory=set)  # `self.w = nn.Parameter(...)`
+    optimizers: dict[str, set[str]] = field(default_factory=dict)  # name -> modules it updates
+    schedulers: set[str] = field(default_factory=set)
+    scalers: set[str] = field(default_factory=set)
+    others: set[str] = field(default_factory=set)  # bound to some other known call
+    frozen: set[str] = field(default_factory=set)  # modules whose parameters are frozen
+
+    def note_call(self, node: cst.Call) -> None:
+        """`m.parameters()` / `m.train()` prove `m` holds a module; `m.requires_grad_(False)`
+        freezes it."""
+        func = node.func
+        if not isinstance(func, cst.Attribute) or not (name := dotted(func.value)):
+            return
+        if func.attr.value in _MODULE_USAGE and name not in self.optimizers:
+            self.modules.add(name)
+        elif func.attr.value == "requires_grad_" and node.args and _is_false(node.args[0].value):
+            self.frozen.add(name)
+
+    def note_loop(self, node: cst.For) -> None:
+        """`for p in m.parameters(): p.requires_grad = False` freezes `m`."""
+        call = node.iter
+        if not (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value in ("parameters", "named_parameters")
+            and (owner := dotted(call.func.value))
+        ):
+            return
+        for statement in sub_expressions(node.body):
+            if isinstance(statement, cst.Assign) and _is_false(statement.value):
+                targets = [t.target for t in statement.targets]
+                if any(
+                    isinstance(t, cst.Attribute) and t.attr.value == "requires_grad"
+                    for t in targets
+                ):
+                    self.frozen.add(owner)
+
+    def trains(self, name: str | None) -> bool:
+        """`name` holds a module whose parameters (may) require grad."""
+        return name in self.modules and name not in self.frozen and name not in self.losses
+
+    def note_binding(self, target: str, value: cst.BaseExpression, checker: Checker) -> None:
+        """`target = value`: what a constructor call makes of the name."""
+        if not isinstance(value, cst.Call):
+            return
+        qualified = checker.resolve(value.func) or ""
+        local = checker.scope.index.by_name.get(dotted(value.func) or "")
+        last = qualified.rpartition(".")[2]
+        if qualified.startswith(_SCHEDULER_PREFIXES):
+            self.schedulers.add(target)
+        elif qualified in _SCALERS:
+            self.scalers.add(target)
+        elif (qualified.startswith("torch.optim.") and last[:1].isupper()) or (
+            local is not None and local.kind is ClassKind.OPTIMIZER
+        ):
+            self.optimizers[target] = _parameter_owners(value)
+        elif qualified == "torch.nn.Parameter":
+            self.parameters.add(target)
+        elif qualified.startswith("torch.nn.") and last.endswith("Loss"):
+            self.losses.add(target)
+        elif (qualified.startswith("torch.nn.") and last[:1].isupper()) or (
+            local is not None and local.is_module
+        ):
+            self.modules.add(target)
+        elif qualified.startswith("torch") or local is not None:
+            self.others.add(target)
+
+
+def _is_backward_call(node: cst.Call, checker: Checker) -> bool:
+    """`x.backward(...)`, `torch.autograd.backward(...)` or `torch.autograd.grad(...)`."""
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "backward":
+        return True
+    return checker.resolve(func) in ("torch.autograd.backward", "torch.autograd.grad")
+
+
+class FactsCollector(Checker):
+    """Base for checkers that analyse whole functions once the file's facts are known."""
+
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self.facts = FileFacts()
+        self.functions: list[tuple[cst.FunctionDef, bool, str | None]] = []
+        self.backward_bodies: set[cst.FunctionDef | cst.Lambda | None] = set()  # None: top level
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.facts.note_call(node)
+        if _is_backward_call(node, self):
+            frame = self.scope.function
+            self.backward_bodies.add(frame.node if frame is not None else None)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if name := dotted(target.target):
+                self.facts.note_binding(name, node.value, self)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None and (name := dotted(node.target)):
+            self.facts.note_binding(name, node.value, self)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.facts.note_loop(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        owner = self.scope.function.owner
+        role = node.name.value if owner is not None and owner.is_module else None
+        self.functions.append((node, self.scope.function.grad_enabled, role))
+
 
 _FRESH = GRAPH_CUT_FUNCTIONS.keys() | {f"torch.{name}" for name in FRESH_TENSOR_FACTORIES}
 _OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(_|$|[a-z]$|\d)|optimi[sz]er")

@@ -9,11 +9,12 @@ from gradlint.analysis.dataflow.events import (
     Saver,
 )
 from gradlint.analysis.dataflow.interpreter import FileFacts
-from gradlint.analysis.dataflow.values import Grad, Tensor
+from gradlint.analysis.dataflow.values import Cut, Grad, Tensor
 
 __all__ = [
     "BackwardCall",
     "Body",
+    "Cut",
     "DataWrite",
     "FileFacts",
     "Grad",

@@ -27,7 +27,7 @@ from gradlint.analysis.context import (
     literal_bool,
     literal_value,
 )
-from gradlint.analysis.dataflow import dtypes, freezing, graphs, optimizers
+from gradlint.analysis.dataflow import cuts, dtypes, freezing, graphs, optimizers
 from gradlint.analysis.dataflow.events import (
     BackwardCall,
     Body,
@@ -61,6 +61,7 @@ from gradlint.analysis.dataflow.values import (
     Function,
     Grad,
     Mapping,
+    Number,
     Obj,
     Optimizer,
     Parameters,
@@ -734,7 +735,8 @@ class Interpreter:
         self._edit(_Edit(node, target, form), state, frame)
         self._written_into(target, [source], state, frame)
         if not (isinstance(current, Tensor) and current.is_tensor):
-            self._bind(target, None, state, frame)  # a number (or unknown) rebinds
+            # a number (or unknown) rebinds: `total += t.item()` stays a number
+            self._bind(target, cuts.arithmetic(node.operator, current, source), state, frame)
 
     # -- binding ------------------------------------------------------------------------
 
@@ -865,7 +867,7 @@ class Interpreter:
             found = self.values.get(node)
             return found[0] if found is not None and found[1] > start else None
 
-        value = self.shapes.refine(expr, value, part)
+        value = cuts.placed(self.shapes.refine(expr, value, part), expr)
         self.values[expr] = (value, start)
         return value
 
@@ -928,6 +930,9 @@ class Interpreter:
                     return Const(same == isinstance(operator, cst.Is))
             if isinstance(operator, cst.Equal | cst.NotEqual) and _literal(left, rights[0]):
                 return Const((left.value == rights[0].value) == isinstance(operator, cst.Equal))
+            if any(isinstance(v, Tensor) and v.is_tensor for v in (left, *rights)):
+                cut = cuts.cut("GL203", "a comparison", [left, *rights])
+                return Tensor(new_storage(), Grad.OFF, is_tensor=True, dtype="bool", cut=cut)
             return None
         if isinstance(expr, cst.IfExp):
             return self._if_expression(expr, state, frame)
@@ -1032,7 +1037,8 @@ class Interpreter:
             if attr in ("T", "mT", "H", "mH"):
                 return base.as_view()
             if attr == "data":
-                return base.as_view(Grad.OFF)
+                cut = cuts.cut("GL202", "`.data`", [base])
+                return replace(base.as_view(Grad.OFF), cut=cut)
             return None
         if isinstance(base, Obj):
             if name is not None:
@@ -1110,7 +1116,7 @@ class Interpreter:
                 return _constant_arithmetic(expr.operator, left.value, right.value)
             if isinstance(left, Seq) or isinstance(right, Seq):
                 return _sequence_arithmetic(expr.operator, left, right)
-            return None
+            return cuts.arithmetic(expr.operator, left, right)
         function = _OPERATOR_FUNCTIONS.get(type(expr.operator).__name__)
         facts = knowledge.op(function) if function else None
         label = _snippet(self._text(expr))
@@ -1148,7 +1154,7 @@ class Interpreter:
         elif (
             tensors
             and all(t.grad is Grad.OFF for t in tensors)
-            and all(isinstance(v, Tensor | Const) for v in inputs)
+            and all(isinstance(v, Tensor | Const | Number) for v in inputs)
         ):
             grad = Grad.OFF  # no-grad tensors and Python numbers
         else:
@@ -1173,7 +1179,7 @@ class Interpreter:
             setup = _saved_output_setup(spelled, len(inputs))
             self._mark_saved(result, Saver(label, setup), state)
             state.uses.saved_output(result.storage)
-        return result
+        return cuts.after_op(result, facts, inputs, state.grad)
 
     def _inplace_saves(self, method: str, receiver, positional: list, state: State) -> None:
         """What `t.exp_()`-like methods save: their functional form's saved inputs other
@@ -1265,11 +1271,17 @@ class Interpreter:
             return self._typed(call, qualified.rpartition(".")[2], args, result, state)
         if qualified == "argparse.ArgumentParser":
             return Obj(qualified)
+        if qualified is not None and qualified.startswith(("numpy.", "math.")):
+            values = [*args[0], *args[1].values()]
+            if any(isinstance(v, Tensor | Number) for v in values):
+                return cuts.number(f"`{qualified}(...)`", values)
         if isinstance(func, cst.Name) and func.value not in state.env:
             if func.value == "super":
                 return _SUPER
             if func.value in _ITERATION_BUILTINS:
                 return self._iteration(func.value, args[0])
+            if func.value in ("float", "int") and args[0] and isinstance(args[0][0], Tensor):
+                return cuts.number(f"`{func.value}(...)`", args[0][:1])
             if func.value in ("len", "int"):
                 return AN_INT
             if func.value == "sum" and args[0] and isinstance(args[0][0], Seq):
@@ -1334,7 +1346,8 @@ class Interpreter:
         if dtypes.cannot_require_grad(dtype):
             fresh = receiver is not None or not isinstance(result, Tensor)
             made = Tensor(new_storage(), is_tensor=True) if fresh else result
-            made = replace(made, grad=Grad.OFF, dtype=dtype, described="")
+            cut = cuts.cut("GL203", f"`{name}`", inputs)
+            made = replace(made, grad=Grad.OFF, dtype=dtype, described="", cut=cut)
             if receiver is None and _truth(keywords.get("requires_grad")) is True:
                 written = self._text(call)
                 change = RequiresGradChange(call, written, made, True, False, created=True)
@@ -1353,7 +1366,9 @@ class Interpreter:
             and ("dim" in keywords or _is_dim(inputs[1] if len(inputs) > 1 else None))
         )
         if paired and isinstance(result, Tensor):
-            return Seq((result, Tensor(new_storage(), Grad.OFF, is_tensor=True, dtype="int")))
+            cut = cuts.cut("GL203", f"the indices of `{name}`", inputs)
+            indices = Tensor(new_storage(), Grad.OFF, is_tensor=True, dtype="int", cut=cut)
+            return Seq((result, indices))
         return result
 
     def _truth_of(self, state: State, frame: Frame) -> Callable[[cst.BaseExpression], bool | None]:
@@ -1658,11 +1673,16 @@ class Interpreter:
             made = _factory(qualified, _truth(flag))
             if qualified == "torch.nn.Parameter":
                 self._built(call, made, frame)
+            elif qualified in ops.GRAPH_CUT_FUNCTIONS:
+                made = replace(made, cut=cuts.cut("GL201", f"`{qualified}(...)`", positional[:1]))
             return made
         if qualified in _DATA_CONVERSIONS:
-            return Tensor(new_storage(), Grad.OFF, is_tensor=True)
+            cut = cuts.cut("GL201", f"`{qualified}(...)`", positional[:1])
+            return Tensor(new_storage(), Grad.OFF, is_tensor=True, cut=cut)
         if qualified == "torch.autograd.Variable":
-            return _variable(call, first)
+            variable = _variable(call, first)
+            cut = cuts.cut("GL201", f"`{qualified}(...)`", positional[:1])
+            return replace(variable, cut=cut) if variable is not None else None
         if qualified in ops.CHECKPOINT_FUNCTIONS and state.grad:
             inputs = positional[2:] if qualified.endswith("_sequential") else positional[1:]
             self.facts.checkpoints.append(CheckpointCall(call, inputs))
@@ -1757,7 +1777,8 @@ class Interpreter:
             saver = Saver(kind, "t = torch.randn(4, 4)\nout = torch.nn.Linear(4, 4)(t)")
             self._mark_saved(first, saver, state)
         if state.grad is False:
-            return Tensor(new_storage(), Grad.OFF, is_tensor=True, no_grad_made=learns)
+            cut = cuts.Cut("GL202", "computing it under `torch.no_grad()`") if learns else None
+            return Tensor(new_storage(), Grad.OFF, is_tensor=True, no_grad_made=learns, cut=cut)
         if learns and state.grad:
             contiguous = kind in _CONTIGUOUS_OUTPUT_LAYERS or (
                 first is not None and first.contiguous
@@ -1840,7 +1861,8 @@ class Interpreter:
         if method in _TENSOR_ONLY_METHODS and name in state.env and not receiver.is_tensor:
             receiver = state.env[name] = replace(receiver, is_tensor=True)
         if method == "detach":
-            return replace(receiver.as_view(Grad.OFF), described="")
+            cut = cuts.cut("GL202", "`.detach()`", [receiver])
+            return replace(receiver.as_view(Grad.OFF), described="", cut=cut)
         if method == "detach_":  # every name of the tensor leaves the graph
             for bound, value in list(state.env.items()):
                 if isinstance(value, Tensor) and value.storage == receiver.storage:
@@ -1850,6 +1872,8 @@ class Interpreter:
             return receiver
         if method in ("size", "dim", "numel"):
             return AN_INT
+        if method in ops.GRAPH_CUT_METHODS:  # `.item()`, `.tolist()`, `.numpy()`
+            return cuts.number(f"`.{method}()`", [receiver])
         if method in _NO_GRAD_RESULTS:
             return None
         if method in _DISTRIBUTION_METHODS:
@@ -2262,7 +2286,8 @@ def _variable(call: cst.Call, data) -> Tensor | None:
 
 def _combined(value, state: State):
     if isinstance(value, Seq):
-        return _result_of(list(value.items), state)
+        result = _result_of(list(value.items), state)
+        return replace(result, cut=cuts.inherited(value.items)) if result is not None else None
     return None
 
 

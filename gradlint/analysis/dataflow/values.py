@@ -7,6 +7,7 @@ edit of a view is an edit of the base.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -22,6 +23,17 @@ _storages = itertools.count(1)
 
 def new_storage() -> int:
     return next(_storages)
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Where a value left the graph of the parameters: `code` GL201 (converted to a Python
+    number or rebuilt as a new tensor), GL202 (detached, or computed under no_grad) or
+    GL203 (a non-differentiable op); `node` None until the expression is known (cuts.py)."""
+
+    code: str
+    how: str
+    node: cst.CSTNode | None = field(default=None, repr=False)
 
 
 class Grad(Enum):
@@ -60,6 +72,10 @@ class Tensor:
     dtype: str | None = None  # "int", "bool" or "float" when proven (dtypes.py)
     graph: GraphNode | None = field(default=None, repr=False)  # its history (graphs.py)
     shape: Shape | None = None  # symbolic shape and memory layout (dataflow/shapes.py)
+    # the parameters' graph reaches it only through this cut (cuts.py)
+    cut: Cut | None = field(default=None, repr=False)
+    # an additive term of it was cut from the parameters' graph (cuts.py)
+    dropped: Cut | None = field(default=None, repr=False)
 
     def derived(self, grad: Grad | None = None, is_tensor: bool | None = None) -> Tensor:
         """A new tensor computed from this one."""
@@ -71,6 +87,7 @@ class Tensor:
             contiguous=self.contiguous,  # elementwise results keep their input's layout
             graph=self.graph if grad is Grad.ON else None,
             frozen_made=self.frozen_made and grad is Grad.OFF,
+            cut=self.cut,
         )
 
     def grad_of_result(self) -> Grad:
@@ -111,6 +128,14 @@ class Const:
     """A Python literal: a bool, number, string or None."""
 
     value: object
+
+
+@dataclass(frozen=True)
+class Number:
+    """A Python number read out of a tensor (`t.item()`, `float(t)`), with the cut that
+    took it out of the parameters' graph, if any."""
+
+    cut: Cut | None = None
 
 
 @dataclass(frozen=True)
@@ -214,7 +239,19 @@ class ClassRef:
     info: ClassInfo
 
 
-Value = Tensor | Const | Size | Seq | Mapping | Obj | Parameters | Optimizer | Function | ClassRef
+Value = (
+    Tensor
+    | Const
+    | Number
+    | Size
+    | Seq
+    | Mapping
+    | Obj
+    | Parameters
+    | Optimizer
+    | Function
+    | ClassRef
+)
 
 
 def join(a: Value | None, b: Value | None) -> Value | None:
@@ -226,6 +263,7 @@ def join(a: Value | None, b: Value | None) -> Value | None:
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         grad = a.grad if a.grad is b.grad else Grad.UNKNOWN
         dtype = a.dtype if a.dtype == b.dtype else None
+        cut = a.cut if a.cut == b.cut else None
         if a.storage == b.storage:
             return replace(
                 a,
@@ -236,6 +274,8 @@ def join(a: Value | None, b: Value | None) -> Value | None:
                 dtype=dtype,
                 graph=a.graph if a.graph is b.graph else None,
                 shape=a.shape if a.shape == b.shape else None,
+                cut=cut,
+                dropped=a.dropped or b.dropped,
             )
         described = a.described if a.described == b.described else ""
         shape = a.shape if a.shape == b.shape else None
@@ -246,7 +286,20 @@ def join(a: Value | None, b: Value | None) -> Value | None:
             dtype=dtype,
             described=described,
             shape=shape,
+            cut=cut,
+            dropped=a.dropped or b.dropped,  # a term cut on one path is cut whenever present
         )
+    if isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items):
+        if not a.any_length and not b.any_length:  # tuples of one length: item by item
+            return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items, strict=True)))
+    if isinstance(a, Seq) and isinstance(b, Seq) and (a.any_length or b.any_length):
+        # a list that may be empty, or grown by a loop: any number of what either holds
+        items = [i for s in (a, b) for i in (s.items[:1] if s.any_length else s.items)]
+        return Seq((functools.reduce(join, items),), any_length=True) if items else None
+    if isinstance(a, Number | Const) and isinstance(b, Number | Const):
+        # `total = 0.0` then `total += t.item()` in a loop: a number, cut if either is
+        cuts = {v.cut for v in (a, b) if isinstance(v, Number)}
+        return Number(cuts.pop() if len(cuts) == 1 else None)
     if isinstance(a, Obj) and isinstance(b, Obj) and a.kind == b.kind:
         return a
     return None
