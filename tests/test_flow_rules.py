@@ -105,6 +105,9 @@ def test_loss_from_a_teacher_only_is_flagged_but_a_detached_target_is_not():
             opt.zero_grad()
             loss = F.mse_loss(teacher(x).detach(), x[:, :2])
             loss.backward()
+
+        good(torch.randn(4, 3))
+        bad(torch.randn(4, 3))
         """
     found = lint(source)
     assert [(d.code, d.line) for d in found] == [("GL202", 16)]
@@ -114,12 +117,15 @@ def test_loss_through_an_unknown_function_is_unknown():
     assert not codes(
         """
         import torch
+        from losses import compute_loss
 
-        def train(model, compute_loss, x):
+        def train(model, x):
             out = model(x)
             model.train()
             loss = compute_loss(model, out.item())
             loss.backward()
+
+        train(torch.nn.Linear(3, 1), torch.randn(2, 3))
         """
     )
 
@@ -136,6 +142,8 @@ def test_loss_accumulated_from_items_is_flagged_once():
                 total += model(x).sum().item()
             loss = torch.tensor(total, requires_grad=True)
             loss.backward()
+
+        train(torch.nn.Linear(3, 1), [torch.randn(2, 3)])
         """
     )
     assert [(d.code, d.line) for d in found] == [("GL201", 8)]
@@ -288,6 +296,8 @@ def test_items_collected_in_a_list_then_backpropagated():
             for x in batches:
                 kept.append(model(x).sum())
             torch.stack(kept).mean().backward()
+
+        train(torch.nn.Linear(3, 1), [torch.randn(2, 3)])
         """
     )
     assert [(d.code, d.line) for d in found] == [("GL201", 9)]

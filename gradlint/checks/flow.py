@@ -79,8 +79,8 @@ class FlowChecker(Checker):
         self.reported: set[cst.CSTNode] = set()
         for call in facts.backward_calls:
             value = call.value
-            if value is None:
-                continue
+            if value is None or value.no_grad_made:
+                continue  # (grad mode off: GL202 at the backward, BackwardWithoutGraphChecker)
             if value.cut is not None:
                 self.report_cut(value.cut, "the loss passed to `backward()`")
             elif value.dropped is not None:

@@ -1078,7 +1078,8 @@ class Interpreter:
                 return base.as_view()
             grad = base.grad_of_result()
             graph = base.graph if grad is Grad.ON else None
-            return Tensor(new_storage(), grad, is_tensor=True, graph=graph)
+            cut = cuts.inherited([base, *indices])  # `table[t.argmax(1)]`
+            return Tensor(new_storage(), grad, is_tensor=True, graph=graph, cut=cut)
         index = indices[0] if len(indices) == 1 else None
         key = index.value if isinstance(index, Const) else None
         if isinstance(base, Seq):
@@ -1353,6 +1354,8 @@ class Interpreter:
                 change = RequiresGradChange(call, written, made, True, False, created=True)
                 self.facts.requires_grad_changes.append(change)
             return made
+        if result is None and receiver is not None and receiver.cut and dtype is not None:
+            result = receiver.derived()  # `t.argmax(1).type(torch.float32)`: still cut
         if isinstance(result, Tensor) and dtype is not None:
             if receiver is not None and receiver.grad is Grad.LEAF:
                 # `w.float()` / `w.to(torch.float32)` returns `w` itself when it has

@@ -289,13 +289,8 @@ def join(a: Value | None, b: Value | None) -> Value | None:
             cut=cut,
             dropped=a.dropped or b.dropped,  # a term cut on one path is cut whenever present
         )
-    if isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items):
-        if not a.any_length and not b.any_length:  # tuples of one length: item by item
-            return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items, strict=True)))
-    if isinstance(a, Seq) and isinstance(b, Seq) and (a.any_length or b.any_length):
-        # a list that may be empty, or grown by a loop: any number of what either holds
-        items = [i for s in (a, b) for i in (s.items[:1] if s.any_length else s.items)]
-        return Seq((functools.reduce(join, items),), any_length=True) if items else None
+    if isinstance(a, Seq) and isinstance(b, Seq):
+        return _join_sequences(a, b)
     if isinstance(a, Number | Const) and isinstance(b, Number | Const):
         # `total = 0.0` then `total += t.item()` in a loop: a number, cut if either is
         cuts = {v.cut for v in (a, b) if isinstance(v, Number)}
@@ -303,3 +298,13 @@ def join(a: Value | None, b: Value | None) -> Value | None:
     if isinstance(a, Obj) and isinstance(b, Obj) and a.kind == b.kind:
         return a
     return None
+
+
+def _join_sequences(a: Seq, b: Seq) -> Seq | None:
+    if not a.any_length and not b.any_length:  # tuples of one length: item by item
+        if len(a.items) != len(b.items):
+            return None
+        return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items, strict=True)))
+    # a list that may be empty, or grown by a loop: any number of what either holds
+    items = [i for s in (a, b) for i in (s.items[:1] if s.any_length else s.items)]
+    return Seq((functools.reduce(join, items),), any_length=True) if items else None
