@@ -88,8 +88,11 @@ class FlowChecker(Checker):
         forwards = self._module_forwards()
         for returned in facts.returns:
             value = returned.value
-            if returned.function in forwards and isinstance(value, Tensor) and value.cut:
-                self.report_cut(value.cut, "the module's output")
+            if returned.function not in forwards or not isinstance(value, Tensor) or not value.cut:
+                continue
+            if value.cut.integer and value.dtype != "float":
+                continue  # a module returning indices or a mask by design
+            self.report_cut(value.cut, "the module's output")
 
     def _module_forwards(self) -> set[cst.FunctionDef]:
         """`forward` of the file's nn.Modules, unless it runs without grad by design."""

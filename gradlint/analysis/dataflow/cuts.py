@@ -65,11 +65,12 @@ def inherited(inputs) -> Cut | None:
     return found
 
 
-def cut(code: str, how: str, inputs) -> Cut | None:
-    """The cut of what an op leaving the graph (`code`, `how`) makes of `inputs`."""
+def cut(code: str, how: str, inputs, integer: bool = False) -> Cut | None:
+    """The cut of what an op leaving the graph (`code`, `how`) makes of `inputs`;
+    `integer`: the op returns indices or a mask."""
     values = list(_flat(inputs))
     if any(carries(v) for v in values):
-        return Cut(code, how)
+        return Cut(code, how, integer=integer)
     source = inherited(values)
     if source is not None and code == "GL201" and source.code == "GL202":
         return Cut(code, how)  # `t.detach().numpy()`: the conversion is the cut
@@ -104,7 +105,7 @@ def after_op(result, facts, inputs, grad_mode: bool | None):
     if grad_mode is False and any(carries(v) for v in inputs):
         found = Cut("GL202", "computing it under `torch.no_grad()`")
     elif facts is not None and _non_differentiable(facts, name):
-        found = cut("GL203", f"`{name}`", inputs)
+        found = cut("GL203", f"`{name}`", inputs, integer=name not in ops.ZERO_GRADIENT_OPS)
     else:
         found = inherited(inputs)
     return replace(result, cut=found, dropped=_dropped(name, inputs, result))

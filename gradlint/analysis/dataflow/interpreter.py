@@ -931,7 +931,7 @@ class Interpreter:
             if isinstance(operator, cst.Equal | cst.NotEqual) and _literal(left, rights[0]):
                 return Const((left.value == rights[0].value) == isinstance(operator, cst.Equal))
             if any(isinstance(v, Tensor) and v.is_tensor for v in (left, *rights)):
-                cut = cuts.cut("GL203", "a comparison", [left, *rights])
+                cut = cuts.cut("GL203", "a comparison", [left, *rights], integer=True)
                 return Tensor(new_storage(), Grad.OFF, is_tensor=True, dtype="bool", cut=cut)
             return None
         if isinstance(expr, cst.IfExp):
@@ -1347,7 +1347,7 @@ class Interpreter:
         if dtypes.cannot_require_grad(dtype):
             fresh = receiver is not None or not isinstance(result, Tensor)
             made = Tensor(new_storage(), is_tensor=True) if fresh else result
-            cut = cuts.cut("GL203", f"`{name}`", inputs)
+            cut = cuts.cut("GL203", f"`{name}`", inputs, integer=True)
             made = replace(made, grad=Grad.OFF, dtype=dtype, described="", cut=cut)
             if receiver is None and _truth(keywords.get("requires_grad")) is True:
                 written = self._text(call)
@@ -1369,7 +1369,7 @@ class Interpreter:
             and ("dim" in keywords or _is_dim(inputs[1] if len(inputs) > 1 else None))
         )
         if paired and isinstance(result, Tensor):
-            cut = cuts.cut("GL203", f"the indices of `{name}`", inputs)
+            cut = cuts.cut("GL203", f"the indices of `{name}`", inputs, integer=True)
             indices = Tensor(new_storage(), Grad.OFF, is_tensor=True, dtype="int", cut=cut)
             return Seq((result, indices))
         return result

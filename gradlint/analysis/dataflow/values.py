@@ -34,6 +34,7 @@ class Cut:
     code: str
     how: str
     node: cst.CSTNode | None = field(default=None, repr=False)
+    integer: bool = False  # it made an integer / bool tensor (indices, a mask)
 
 
 class Grad(Enum):
