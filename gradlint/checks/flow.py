@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradlint.analysis.dataflow import Cut, Grad, Tensor
+from gradlint.analysis.dataflow import Cut, Grad, Tensor, graphs, optimizers
 from gradlint.checks import Checker
 from gradlint.diagnostic import Witness
 
@@ -74,17 +74,29 @@ class FlowChecker(Checker):
 
     codes = ("GL201", "GL202", "GL203")
 
+    def __init__(self, file) -> None:
+        super().__init__(file)
+        self.reported: set[cst.CSTNode] = set()
+        self.in_no_grad: set[cst.CSTNode] = set()  # inside a no_grad block or function
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.scope.grad_enabled:
+            self.in_no_grad.add(node)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self.visit_Call(node)
+
     def leave_Module(self, node: cst.Module) -> None:
         facts = self.file.dataflow
-        self.reported: set[cst.CSTNode] = set()
         for call in facts.backward_calls:
             value = call.value
-            if value is None or value.no_grad_made:
-                continue  # (grad mode off: GL202 at the backward, BackwardWithoutGraphChecker)
+            if value is None or (value.no_grad_made and self._switched_off(value.cut)):
+                continue  # grad mode switched off elsewhere: GL202 at the backward only
             if value.cut is not None:
                 self.report_cut(value.cut, "the loss passed to `backward()`")
             elif value.dropped is not None:
                 self.report_cut(value.dropped, "a term of the loss passed to `backward()`")
+        self._fed_to_modules(facts)
         forwards = self._module_forwards()
         for returned in facts.returns:
             value = returned.value
@@ -93,6 +105,26 @@ class FlowChecker(Checker):
             if value.cut.integer and value.dtype != "float":
                 continue  # a module returning indices or a mask by design
             self.report_cut(value.cut, "the module's output")
+
+    def _switched_off(self, cut: Cut | None) -> bool:
+        """Grad mode was off where `cut` was made, but not by a block around it."""
+        return cut is None or cut.node not in self.in_no_grad
+
+    def _fed_to_modules(self, facts) -> None:
+        """A cut value fed to a layer that a backward trains, while no backward reaches
+        the trained parameters before the cut (`second(first(x).argmax(1))`)."""
+        covered: set[int] = set()
+        for call in facts.backward_calls:
+            if call.value is not None and call.value.cut is None:
+                for node in graphs.reachable([call.value.graph]):
+                    covered |= node.params | node.saved
+        trained = set(facts.zeroed)
+        for built in facts.optimizers:
+            trained |= optimizers.optimizer(built.params).storages or frozenset()
+        for fed in facts.cuts_fed:
+            before = set().union(*(n.params for n in graphs.reachable([fed.cut.graph])))
+            if fed.params & covered and before & trained and not before & covered:
+                self.report_cut(fed.cut, "the loss through the layer it feeds")
 
     def _module_forwards(self) -> set[cst.FunctionDef]:
         """`forward` of the file's nn.Modules, unless it runs without grad by design."""

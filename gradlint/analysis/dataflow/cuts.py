@@ -23,6 +23,7 @@ from dataclasses import replace
 import libcst as cst
 
 from gradlint.analysis import torch_ops as ops
+from gradlint.analysis.dataflow import graphs
 from gradlint.analysis.dataflow.values import Cut, Grad, Mapping, Number, Seq, Tensor
 
 _LINEAR_TERMS = frozenset({"add", "sub", "subtract", "rsub"})
@@ -69,8 +70,10 @@ def cut(code: str, how: str, inputs, integer: bool = False) -> Cut | None:
     """The cut of what an op leaving the graph (`code`, `how`) makes of `inputs`;
     `integer`: the op returns indices or a mask."""
     values = list(_flat(inputs))
-    if any(carries(v) for v in values):
-        return Cut(code, how, integer=integer)
+    carriers = [v for v in values if carries(v)]
+    if carriers:
+        graph = graphs.record("", (v.graph for v in carriers), ())
+        return Cut(code, how, integer=integer, graph=graph)
     source = inherited(values)
     if source is not None and code == "GL201" and source.code == "GL202":
         return Cut(code, how)  # `t.detach().numpy()`: the conversion is the cut

@@ -8,7 +8,7 @@ import libcst as cst
 
 from gradlint.analysis.context import ClassInfo
 from gradlint.analysis.dataflow.graphs import Freed, GraphNode, Step
-from gradlint.analysis.dataflow.values import Grad, Obj, Tensor, Value
+from gradlint.analysis.dataflow.values import Cut, Grad, Obj, Tensor, Value
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,16 @@ class BackwardCall:
     retains: bool | None = False  # retain_graph / create_graph (None: a run-time flag)
     freed: tuple[Freed, ...] = ()
     stale: tuple[tuple[Step, GraphNode], ...] = ()
+
+
+@dataclass(eq=False)
+class CutFed:
+    """A value cut from the parameters' graph (`cut`) fed to a layer that learns, whose
+    parameters are `params` (by storage): `second(first(x).argmax(1))`."""
+
+    node: cst.Call
+    cut: Cut
+    params: frozenset[int]
 
 
 @dataclass(eq=False)

@@ -32,6 +32,7 @@ class GraphNode:
     label: str
     saves: bool
     time: int = field(default_factory=lambda: next(_ticks))
+    params: frozenset[int] = frozenset()  # a learning layer's parameters, by storage
 
 
 def reachable(roots: Iterable[GraphNode | None]) -> list[GraphNode]:
@@ -51,14 +52,14 @@ def reachable(roots: Iterable[GraphNode | None]) -> list[GraphNode]:
 
 
 def record(
-    label: str, inputs: Iterable[GraphNode | None], saved: Iterable[int]
+    label: str, inputs: Iterable[GraphNode | None], saved: Iterable[int], params=frozenset()
 ) -> GraphNode | None:
     """The history of an op's result: a new node when the op saved tensors, else its
     inputs' history (one input: the same node; several: a node joining them)."""
     parents = tuple({id(p): p for p in inputs if p is not None}.values())
     saved = frozenset(saved)
     if saved:
-        return GraphNode(parents, saved, label, True)
+        return GraphNode(parents, saved, label, True, params=params)
     if len(parents) == 1:
         return parents[0]
     if parents:

@@ -33,6 +33,7 @@ from gradlint.analysis.dataflow.events import (
     Body,
     BuiltInForward,
     CheckpointCall,
+    CutFed,
     DataAssigned,
     DataWrite,
     FunctionApplied,
@@ -219,6 +220,8 @@ class FileFacts:
         self.data_writes: list[DataWrite] = []
         self.requires_grad_changes: list[RequiresGradChange] = []
         self.backward_calls: list[BackwardCall] = []
+        self.cuts_fed: list[CutFed] = []
+        self.zeroed: set[int] = set()  # parameters some `zero_grad()` clears, by storage
         self.data_assigned: list[DataAssigned] = []
         self.module_attributes: list[ModuleAttributeSet] = []
         self.optimizers: list[OptimizerBuilt] = []
@@ -1415,8 +1418,10 @@ class Interpreter:
             return
         if isinstance(receiver, Optimizer) and receiver.storages:
             state.graphs = state.graphs.zero_grad(receiver.storages)
+            self.facts.zeroed |= receiver.storages
         elif isinstance(receiver, Obj):
             state.graphs = state.graphs.zero_grad(optimizers.owned(receiver))
+            self.facts.zeroed |= optimizers.owned(receiver)
 
     def _iteration(self, builtin: str, positional: list):
         """`enumerate(v)`, `zip(a, b)`, `list(v)`, ...: a sequence of what iterating yields."""
@@ -1774,6 +1779,9 @@ class Interpreter:
                 self._mark_saved(first, Saver(kind, setup), state)
             return first
         learns = bool(layer.parameters) and not layer.frozen
+        params = frozenset(layer.parameter(name).storage for name in layer.parameters if learns)
+        if learns and first is not None and first.cut is not None:
+            self.facts.cuts_fed.append(CutFed(call, first.cut, params))
         requires = first is not None and first.grad.requires_grad
         saves_input = requires or (learns and facts.saves_input_for_params)
         if first is not None and state.grad and facts.saves_input and saves_input:
@@ -1805,7 +1813,8 @@ class Interpreter:
             saved = _layer_saved(layer, positional, learns, facts.saves_input and saves_input)
             saved |= {output.storage} if saves_output else set()
             label = f"{self._text(call.func)}(...)"
-            output = replace(output, graph=graphs.record(label, _histories(positional), saved))
+            graph = graphs.record(label, _histories(positional), saved, params)
+            output = replace(output, graph=graph)
         return _recurrent_outputs(kind, output)
 
     def _sequential(self, call: cst.Call, layer: Obj, args, state: State, frame: Frame):

@@ -35,6 +35,7 @@ class Cut:
     how: str
     node: cst.CSTNode | None = field(default=None, repr=False)
     integer: bool = False  # it made an integer / bool tensor (indices, a mask)
+    graph: GraphNode | None = field(default=None, repr=False, compare=False)  # what it cut
 
 
 class Grad(Enum):
