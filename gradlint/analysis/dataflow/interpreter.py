@@ -1882,6 +1882,8 @@ class Interpreter:
             return state.env.get(name, receiver)
         if method in _SAME_TENSOR_METHODS:
             return receiver
+        if method == "is_floating_point" and receiver.dtype in ("int", "bool"):
+            return Const(False)
         if method in ("size", "dim", "numel"):
             return AN_INT
         if method in ops.GRAPH_CUT_METHODS:  # `.item()`, `.tolist()`, `.numpy()`
