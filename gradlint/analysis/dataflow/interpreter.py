@@ -27,7 +27,7 @@ from gradlint.analysis.context import (
     literal_bool,
     literal_value,
 )
-from gradlint.analysis.dataflow import cuts, dtypes, freezing, graphs, optimizers
+from gradlint.analysis.dataflow import cuts, dtypes, freezing, graphs, narrowing, optimizers
 from gradlint.analysis.dataflow.events import (
     BackwardCall,
     Body,
@@ -552,6 +552,7 @@ class Interpreter:
         if truth is not False:
             then = state.copy()
             then.guarded = state.guarded or test is OPT_IN
+            then.env.update(self._narrowed(statement.test, state))
             then = self._block(statement.body.body, then, frame)
             if then is not None:
                 then.guarded = state.guarded
@@ -566,6 +567,16 @@ class Interpreter:
             branches.append(other)
         self.undecided -= truth is None
         return self._merge_into(state, branches)
+
+    def _narrowed(self, test: cst.BaseExpression, state: State) -> dict[str, Value]:
+        """Names an `isinstance(m, nn.Conv2d)` test narrows, `m` met in `model.modules()`."""
+        found: dict[str, Value] = {}
+        for name, classes in narrowing.isinstance_tests(test):
+            value = state.env.get(name)
+            kinds = narrowing.layer_kinds(classes, self.imports.resolve)
+            if isinstance(value, Modules) and kinds:
+                found[name] = narrowing.narrowed(value.owner, kinds, self.freezes)
+        return found
 
     def _merge_into(self, state: State, branches: list[State | None]) -> State | None:
         joined = join_states(branches)
@@ -1655,6 +1666,8 @@ class Interpreter:
             return Parameters(obj, named=name == "named_parameters")
         if name in ("modules", "children"):
             return Modules(obj)
+        if name in ("named_modules", "named_children"):
+            return Seq((Seq((None, Modules(obj))),), any_length=True)
         if name in _SAME_MODULE_METHODS:
             if name == "requires_grad_":
                 flag = _truth(args[0][0]) if args[0] else True
