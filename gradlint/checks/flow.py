@@ -249,14 +249,26 @@ class StepUnderLiveGraphChecker(Checker):
                     continue
                 reported.add(step.node)
                 line = self.file.position(call.node).start.line
+                if step.no_grad:
+                    what = (
+                        f"In-place edit of `{step.written}` under no_grad (its version counter "
+                        f"moves all the same), which `{saved_by.label}` saved for backward"
+                    )
+                    fix = "make the edit after that backward, or recompute the forward after it"
+                else:
+                    what = (
+                        f"`{step.written}` updates in place parameters that `{saved_by.label}` "
+                        "saved for backward"
+                    )
+                    fix = (
+                        "run every backward through the graph before the step, or recompute "
+                        "the forward (or `.detach()` the state carried over) after it"
+                    )
                 self.report(
                     step.node,
                     "GL103",
-                    f"`{step.written}` updates in place parameters that `{saved_by.label}` saved "
-                    f"for backward, and the backward of `{call.written}` on line {line} still "
-                    f'goes through that graph: torch raises "{_WITNESS["GL103"].expect} inplace '
-                    'operation"; '
-                    "run every backward through the graph before the step, or recompute the "
-                    "forward (or `.detach()` the state carried over) after it",
+                    f"{what}, and the backward of `{call.written}` on line {line} still goes "
+                    f'through that graph: torch raises "{_WITNESS["GL103"].expect} inplace '
+                    f'operation"; {fix}',
                     witness=_WITNESS["GL103"],
                 )

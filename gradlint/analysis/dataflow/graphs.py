@@ -67,6 +67,16 @@ def record(
     return None
 
 
+def either(a: GraphNode | None, b: GraphNode | None) -> GraphNode | None:
+    """The history of a value that holds `a`'s tensor on some paths and `b`'s on others
+    (branches joined, iterations of a loop): a backward may go through either."""
+    if a is b or b is None:
+        return a
+    if a is None:
+        return b
+    return GraphNode((a, b), frozenset(), "", False)
+
+
 def tick() -> int:
     return next(_ticks)
 
@@ -74,12 +84,14 @@ def tick() -> int:
 @dataclass(frozen=True)
 class Step:
     """`optimizer.step()` (or `scaler.step(optimizer)`): an in-place update of the
-    parameters in `storages`, at `time`."""
+    parameters in `storages`, at `time`; or (`no_grad`) an in-place edit made while grad
+    was off, which moves the version counter all the same."""
 
     node: cst.CSTNode
     written: str
     storages: frozenset[int]
     time: int
+    no_grad: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,6 +148,10 @@ class Graphs:
             return self
         steps = (*self.steps, replace(step, storages=edited))
         return Graphs(self.freed, steps, self.filled, self.cleared)
+
+    def edited(self, step: Step) -> Graphs:
+        """An in-place edit under no_grad: whatever saved the tensor before it is stale."""
+        return Graphs(self.freed, (*self.steps, step), self.filled, self.cleared)
 
     def zero_grad(self, storages: frozenset[int]) -> Graphs:
         return Graphs(self.freed, self.steps, self.filled, self.cleared | storages)

@@ -27,7 +27,7 @@ from gradlint.analysis.context import (
     literal_bool,
     literal_value,
 )
-from gradlint.analysis.dataflow import cuts, dtypes, freezing, graphs, narrowing, optimizers
+from gradlint.analysis.dataflow import cuts, dtypes, freezing, graphs, narrowing, optimizers, views
 from gradlint.analysis.dataflow.events import (
     BackwardCall,
     Body,
@@ -524,8 +524,9 @@ class Interpreter:
         if isinstance(statement, cst.If):
             return self._if(statement, state, frame)
         if isinstance(statement, cst.For):
-            self.eval(statement.iter, state, frame)
-            return self._loop(statement, state, frame, statement.target, statement.iter)
+            iterated = self.eval(statement.iter, state, frame)
+            entered = isinstance(iterated, Seq) and not iterated.any_length and bool(iterated.items)
+            return self._loop(statement, state, frame, statement.target, statement.iter, entered)
         if isinstance(statement, cst.While):
             self.eval(statement.test, state, frame)
             return self._loop(statement, state, frame, None, None)
@@ -587,14 +588,14 @@ class Interpreter:
         state.graphs = joined.graphs
         return state
 
-    def _loop(self, statement, state: State, frame: Frame, target, source) -> State | None:
+    def _loop(self, statement, state, frame: Frame, target, source, entered=False) -> State | None:
         """The body twice: what one iteration saves or binds is seen by the next; the
-        states after zero, one and two iterations are joined."""
+        states after zero (unless the loop is `entered`: over a sequence of known items),
+        one and two iterations are joined."""
         if isinstance(statement, cst.For):
             self._freezing_loop(statement, state, frame)
-        entry = state.copy()
         current: State | None = state.copy()
-        exits: list[State | None] = [entry]  # after no iteration, after one, after two
+        exits: list[State | None] = [] if entered else [state.copy()]
         for iteration in range(2):
             if current is None:
                 break
@@ -922,15 +923,7 @@ class Interpreter:
                     items.append((literal_value(key), value))
             return Mapping(tuple(items))
         if isinstance(expr, cst.ListComp | cst.GeneratorExp):
-            inner = state.copy()
-            for clause in _comp_clauses(expr.for_in):
-                source = self.eval(clause.iter, inner, frame)
-                if _maps_items(expr, clause, source):
-                    return self._mapped(expr, source, inner, state, frame)
-                self._bind(clause.target, _element(source, self.freezes), inner, frame)
-            element = self.eval(expr.elt, inner, frame)
-            state.saved.update(inner.saved)
-            return Seq((element,), any_length=True)
+            return self._comprehension(expr, state, frame)
         if isinstance(expr, cst.Comparison):
             left = self._quietly(NO_GRADIENT, expr.left, state, frame)
             rights = [
@@ -968,16 +961,30 @@ class Interpreter:
             return value
         return None
 
-    def _mapped(self, expr, source: Seq, inner: State, state: State, frame: Frame) -> Seq:
-        """`[f(x) for x in seq]` over a sequence of known length: one item per item, each
-        computed from its own (`[torch.randn(2, 8) for _ in range(6)]` holds six)."""
-        items = []
-        for item in source.items:
-            scope = inner.copy()
-            self._bind(expr.for_in.target, item, scope, frame)
-            items.append(self.eval(expr.elt, scope, frame))
-            state.saved.update(scope.saved)
-        return Seq(tuple(items))
+    def _comprehension(self, expr: cst.ListComp | cst.GeneratorExp, state: State, frame: Frame):
+        """Over a short sequence of known length, one item per item, each computed from its
+        own (`[torch.randn(2, 8) for _ in range(6)]` holds six); otherwise the element
+        twice, as a loop's body. Either way each element sees what the one before saved or
+        edited (`[model(x) for x in batches]`); saved tensors and graphs flow out."""
+        inner = state.copy()
+        clause = expr.for_in
+        source = self.eval(clause.iter, inner, frame)
+        if _maps_items(expr, clause, source):
+            items = []
+            for item in source.items:
+                self._bind(clause.target, item, inner, frame)
+                items.append(self.eval(expr.elt, inner, frame))
+            state.saved.update(inner.saved)
+            state.graphs = inner.graphs
+            return Seq(tuple(items))
+        values = []
+        for iteration in range(2):
+            for clause in _comp_clauses(expr.for_in):
+                self._bind_loop_target(clause.target, clause.iter, inner, frame, iteration)
+            values.append(self.eval(expr.elt, inner, frame))
+        state.saved.update(inner.saved)
+        state.graphs = state.graphs.join(inner.graphs)
+        return Seq((_either_history(*values),), any_length=True)
 
     def _quietly(self, mode: str | None, expr: cst.BaseExpression, state: State, frame: Frame):
         """`expr` evaluated with its reads counted as `mode` says (uses.py)."""
@@ -1151,6 +1158,8 @@ class Interpreter:
             return base.as_view()
         if facts is not None and base is not None and facts.may_view and base.contiguous:
             return replace(base.as_view(), contiguous=True)  # reshape of a contiguous tensor
+        if facts is not None and base is not None and views.splits_only(facts.name, inputs):
+            return base.as_view()
         requires = {
             i for i, v in enumerate(inputs) if isinstance(v, Tensor) and v.grad.requires_grad
         }
@@ -1981,6 +1990,10 @@ class Interpreter:
             written=edit.written,
         )
         self.facts.edits.append(event)
+        if state.grad is False:  # the version counter moves in any grad mode
+            written = self.module.code_for_node(edit.target)
+            step = graphs.Step(edit.node, written, frozenset({value.storage}), graphs.tick(), True)
+            state.graphs = state.graphs.edited(step)
         statement = frame.statement
         discarded = statement is edit.node or (
             isinstance(statement, cst.Expr) and statement.value is edit.node
@@ -2152,6 +2165,22 @@ def _element(value, freezes: bool):
     if isinstance(value, Tensor):
         return replace(value.as_view(), multi_view="unbind")  # iterating a tensor unbinds it
     return None
+
+
+def _either_history(first, second):
+    """`second` (a comprehension's second element), its tensors with the history of
+    either element: a backward through the items goes through both."""
+    if isinstance(first, Tensor) and isinstance(second, Tensor) and second.grad is Grad.ON:
+        return replace(second, graph=graphs.either(first.graph, second.graph))
+    if (
+        isinstance(first, Seq)
+        and isinstance(second, Seq)
+        and len(first.items) == len(second.items)
+        and first.any_length == second.any_length
+    ):
+        items = zip(first.items, second.items, strict=True)
+        return Seq(tuple(_either_history(a, b) for a, b in items), second.any_length)
+    return second
 
 
 def _views(base: Tensor, op: str) -> Seq:

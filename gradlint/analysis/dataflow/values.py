@@ -15,7 +15,7 @@ from enum import Enum
 import libcst as cst
 
 from gradlint.analysis.context import ClassInfo
-from gradlint.analysis.dataflow.graphs import GraphNode
+from gradlint.analysis.dataflow.graphs import GraphNode, either
 from gradlint.analysis.shapes.model import Dim, Shape
 
 _storages = itertools.count(1)
@@ -274,7 +274,7 @@ def join(a: Value | None, b: Value | None) -> Value | None:
                 buffer=a.buffer and b.buffer,
                 leaf_view=a.leaf_view and b.leaf_view,
                 dtype=dtype,
-                graph=a.graph if a.graph is b.graph else None,
+                graph=either(a.graph, b.graph) if grad is Grad.ON or a.graph is b.graph else None,
                 shape=a.shape if a.shape == b.shape else None,
                 cut=cut,
                 dropped=a.dropped or b.dropped,
@@ -287,6 +287,7 @@ def join(a: Value | None, b: Value | None) -> Value | None:
             is_tensor=a.is_tensor and b.is_tensor,
             dtype=dtype,
             described=described,
+            graph=either(a.graph, b.graph) if grad is Grad.ON else None,
             shape=shape,
             cut=cut,
             dropped=a.dropped or b.dropped,  # a term cut on one path is cut whenever present
