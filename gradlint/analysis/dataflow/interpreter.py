@@ -948,6 +948,9 @@ class Interpreter:
             right = self.eval(expr.right, state, frame)
             if isinstance(expr.operator, cst.And) and (left is OPT_IN or right is OPT_IN):
                 return OPT_IN
+            truth = _truth(left)  # `a or b`: b when a is falsy; `a and b`: b when a is truthy
+            if truth is not None:
+                return right if truth is isinstance(expr.operator, cst.And) else left
             return None
         if isinstance(expr, cst.Integer | cst.Float):
             return Const(literal_value(expr))
@@ -1551,6 +1554,7 @@ class Interpreter:
         callee = Frame(body, owner, frame.depth + 1)
         inner = State(env, dict(state.saved), callee_grad, state.guarded, graphs=state.graphs)
         before = len(self.facts.edits)
+        flags_before = len(self.facts.requires_grad_changes)
         self.stack.append(node)
         end = self._block(node.body.body, inner, callee)
         self.stack.pop()
@@ -1572,6 +1576,7 @@ class Interpreter:
             modes = {e.grad for e in exits}
             state.grad = modes.pop() if len(modes) == 1 else None
         self._watch_caller_reads(args, state, frame, self.facts.edits[before:])
+        self._flags_of_arguments(args, state, self.facts.requires_grad_changes[flags_before:])
         result = None
         for value in callee.returns:
             result = value if result is None else join(result, value)
@@ -1591,6 +1596,23 @@ class Interpreter:
                 if isinstance(bound, Tensor) and bound.storage == value.storage
             }
             state.pending.append(Pending(value.storage, names, mine))
+
+    def _flags_of_arguments(self, args, state: State, changes) -> None:
+        """`t.requires_grad = True` (or `requires_grad_()`) in a callee on a tensor its
+        caller passed changes that very tensor: the caller's names of it see the flag."""
+        positional, keywords = args
+        passed = {v.storage for v in [*positional, *keywords.values()] if isinstance(v, Tensor)}
+        for change in changes:
+            value = change.value
+            if value.storage not in passed or value.view or change.created:
+                continue
+            grad = Grad.UNKNOWN
+            if change.flag is not None and value.grad in (Grad.OFF, Grad.LEAF):
+                grad = Grad.LEAF if change.flag else Grad.OFF
+            for name, bound in list(state.env.items()):
+                if isinstance(bound, Tensor) and bound.storage == value.storage and not bound.view:
+                    described = "leaf tensor" if grad is Grad.LEAF else bound.described
+                    state.env[name] = replace(bound, grad=grad, buffer=False, described=described)
 
     def _apply_function(self, call, info: ClassInfo, args, state: State, frame: Frame):
         """`MyFunction.apply(...)`: its forward runs without grad on the same tensors, what
