@@ -981,9 +981,10 @@ class Interpreter:
             state.graphs = inner.graphs
             return Seq(tuple(items))
         values = []
-        for iteration in range(2):
+        for _ in range(2):
             for clause in _comp_clauses(expr.for_in):
-                self._bind_loop_target(clause.target, clause.iter, inner, frame, iteration)
+                source = self.eval(clause.iter, inner, frame)
+                self._bind(clause.target, _element(source, self.freezes), inner, frame)
             values.append(self.eval(expr.elt, inner, frame))
         state.saved.update(inner.saved)
         state.graphs = state.graphs.join(inner.graphs)
