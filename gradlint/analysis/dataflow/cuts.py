@@ -108,7 +108,8 @@ def after_op(result, facts, inputs, grad_mode: bool | None):
     if grad_mode is False and any(carries(v) for v in inputs):
         found = Cut("GL202", "computing it under `torch.no_grad()`")
     elif facts is not None and _non_differentiable(facts, name):
-        found = cut("GL203", f"`{name}`", inputs, integer=name not in ops.ZERO_GRADIENT_OPS)
+        values_kept = name in ops.ZERO_GRADIENT_OPS or name in ops.BACKWARD_RAISING_OPS
+        found = cut("GL203", f"`{name}`", inputs, integer=not values_kept)
     else:
         found = inherited(inputs)
     return replace(result, cut=found, dropped=_dropped(name, inputs, result))
@@ -116,7 +117,7 @@ def after_op(result, facts, inputs, grad_mode: bool | None):
 
 def _non_differentiable(facts, name: str) -> bool:
     fresh = name.endswith("_like") or name.startswith("new_") or name in ops.FRESH_TENSOR_FACTORIES
-    return (not facts.differentiable and not fresh) or name in ops.ZERO_GRADIENT_OPS
+    return name in ops.NON_DIFFERENTIABLE_OPS or (not facts.differentiable and not fresh)
 
 
 def _dropped(name: str, inputs, result: Tensor) -> Cut | None:

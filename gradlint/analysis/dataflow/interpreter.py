@@ -1925,8 +1925,8 @@ class Interpreter:
                 if isinstance(value, Tensor) and value.storage == receiver.storage:
                     state.env[bound] = replace(value, grad=Grad.OFF, graph=None)
             return state.env.get(name, receiver)
-        if method in _SAME_TENSOR_METHODS:
-            return receiver
+        if method in _SAME_TENSOR_METHODS or (method == "type" and call.args):
+            return receiver  # a cast: its dtype is set by _typed (`t.type()` is a string)
         if method == "is_floating_point" and receiver.dtype in ("int", "bool"):
             return Const(False)
         if method in ("size", "dim", "numel"):
