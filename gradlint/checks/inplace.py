@@ -222,7 +222,7 @@ def _unexpected(edit: InplaceEdit) -> bool:
     value = edit.value
     if value.buffer:
         return False
-    in_forward = edit.body.role == "module_forward" or bool(value.forward_input)
+    in_forward = edit.body.in_forward or bool(value.forward_input)
     return in_forward or value.grad in (Grad.ON, Grad.LEAF)
 
 

@@ -29,6 +29,7 @@ class Body:
     differentiated: bool  # its results reach a backward()
     standalone: cst.FunctionDef | None  # the function analysed on its own, not inlined
     dirty: frozenset[str] = frozenset()  # ctx.mark_dirty(...) arguments of a Function
+    in_forward: bool = False  # a module's forward, or a helper run while one runs
 
 
 @dataclass(eq=False)

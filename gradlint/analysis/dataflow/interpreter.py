@@ -340,9 +340,8 @@ class Interpreter:
     def _standalone(self, node: cst.FunctionDef, owner: ClassInfo | None) -> None:
         role = self._role(node, owner)
         grad = self._declared_grad(node, owner)
-        body = Body(
-            node, role, node in self.differentiated, node, self.dirty.get(node, frozenset())
-        )
+        dirty = self.dirty.get(node, frozenset())
+        body = Body(node, role, node in self.differentiated, node, dirty, role == "module_forward")
         frame = Frame(body, owner, 0)
         env: dict[str, Value | None] = {}
         params = _positional(node, owner, role)
@@ -949,7 +948,10 @@ class Interpreter:
             if isinstance(expr.operator, cst.And) and (left is OPT_IN or right is OPT_IN):
                 return OPT_IN
             truth = _truth(left)  # `a or b`: b when a is falsy; `a and b`: b when a is truthy
-            if truth is not None:
+            assumed = self._presence_assumed(expr.left, state) or self._presence_assumed(
+                expr.right, state
+            )
+            if truth is not None and not assumed:
                 return right if truth is isinstance(expr.operator, cst.And) else left
             return None
         if isinstance(expr, cst.Integer | cst.Float):
@@ -1401,6 +1403,19 @@ class Interpreter:
             return Seq((result, indices))
         return result
 
+    def _presence_assumed(self, expr: cst.BaseExpression, state: State) -> bool:
+        """`x is None` / `x is not None` on a function argument analysed on its own: its
+        truth is the assumption that the caller passed a tensor, which holds for one
+        argument at a time, not for a combination (`if a is not None and b is not None:
+        raise ...` rejects passing both)."""
+        if not isinstance(expr, cst.Comparison) or len(expr.comparisons) != 1:
+            return False
+        if not isinstance(expr.comparisons[0].operator, cst.Is | cst.IsNot):
+            return False
+        sides = (expr.left, expr.comparisons[0].comparator)
+        values = [state.env.get(side.value) for side in sides if isinstance(side, cst.Name)]
+        return any(isinstance(v, Tensor) and v.forward_input is not None for v in values)
+
     def _truth_of(self, state: State, frame: Frame) -> Callable[[cst.BaseExpression], bool | None]:
         """What an expression's value is as a condition, here (None: unknown)."""
         return lambda node: _truth(self.eval(node, state, frame))
@@ -1551,6 +1566,7 @@ class Interpreter:
             frame.body.differentiated or node in self.differentiated,
             frame.body.standalone,
             self.dirty.get(node, frozenset()),
+            role == "module_forward" or frame.body.in_forward,
         )
         callee = Frame(body, owner, frame.depth + 1)
         inner = State(env, dict(state.saved), callee_grad, state.guarded, graphs=state.graphs)
