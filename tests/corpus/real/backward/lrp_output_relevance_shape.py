@@ -1,6 +1,7 @@
 # source: https://github.com/chr5tphr/zennit/issues/58
 # expect: Mismatch in shape: grad_output[0] has a shape of torch.Size([1, 1, 12, 12]) and output[0] has a shape of torch.Size([1, 1, 8, 8])
-# buggy-line: 37
+# buggy-line: 38
+# mechanism: a gradient shaped like the input handed by the caller (line 38) to a helper's `autograd.grad(grad_outputs=...)`: found inside the helper at the grad call (line 29, where torch raises); naming the call site needs findings in an inlined callee that depend on the caller's arguments to be reported at the call
 import torch
 import torch.nn as nn
 

@@ -1,6 +1,7 @@
 # source: https://github.com/hy-struggle/PRGC/issues/16
 # expect: grad can be implicitly created only for scalar outputs
-# buggy-line: 38
+# buggy-line: 39
+# mechanism: a vector of per-replica losses: `torch.stack([model(*c) for c in zip(*(x.chunk(2) for x in inputs))])` has 2 rows; needs the item count of `chunk(n)` with a literal n carried through `zip(*generator)` into the comprehension, so `loss.backward()` is on a non-scalar
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

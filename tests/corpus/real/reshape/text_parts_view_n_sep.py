@@ -1,6 +1,7 @@
 # source: https://github.com/TencentYoutuResearch/PersonReID-NAFS/issues/18
 # expect: shape '[-1, 2, 12]' is invalid for input of size 84
-# buggy-line: 18
+# buggy-line: 19
+# mechanism: the row count of `torch.stack` over a list built from the data (captions cut at separators: 7 rows) is not divisible by n_sep=2; the count depends on tensor values, so only a probe with the script's own inputs can prove it
 import torch
 import torch.nn as nn
 

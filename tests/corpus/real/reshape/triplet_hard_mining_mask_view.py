@@ -1,6 +1,7 @@
 # source: https://github.com/huanghoujing/person-reid-triplet-loss-baseline/issues/35
 # expect: shape '[8, -1]' is invalid for input of size 22
-# buggy-line: 19
+# buggy-line: 20
+# mechanism: `dist_mat[is_pos].view(N, -1)`: a boolean-mask selection has a data-dependent size (the number of True entries), divisible by N only when every label occurs equally often; needs mask-count reasoning or a probe with the script's labels
 import torch
 import torch.nn as nn
 
