@@ -29,6 +29,8 @@ INPUT_MUTATED = "forward() overwrote its caller's tensor"
 DATA_MUTATED = "the gradient was computed from the mutated .data"
 
 _PRECEDENCE = {"GL101": 0, "GL105": 1, "GL103": 2, "GL104": 3}
+# how a witness calls a multi-view op on a (4, 4) tensor; the others take 2 (two pieces)
+_MULTI_VIEW_ARGUMENT = {"unbind": "0", "split_with_sizes": "(2, 2)"}
 
 
 class InplaceChecker(Checker):
@@ -143,7 +145,7 @@ class InplaceChecker(Checker):
         line = _retarget(edit.form, "a")
         program = (
             "import torch\nx = torch.randn(4, 4)\nw = torch.randn(4, 4, requires_grad=True)\n"
-            f"a, *b = (w * 1).{op}({0 if op == 'unbind' else 2})\n{line}\n"
+            f"a, *b = (w * 1).{op}({_MULTI_VIEW_ARGUMENT.get(op, '2')})\n{line}\n"
         )
         return "GL103", message, None, Witness(program, MULTI_VIEW_ERROR)
 

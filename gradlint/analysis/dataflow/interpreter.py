@@ -1109,6 +1109,8 @@ class Interpreter:
             return Tensor(new_storage(), grad, is_tensor=True, graph=graph, cut=cut)
         index = indices[0] if len(indices) == 1 else None
         key = index.value if isinstance(index, Const) else None
+        if isinstance(base, Seq) and index is _SLICE:
+            return self._slice_of(base, expr.slice[0].slice)
         if isinstance(base, Seq):
             return base.item(key if isinstance(key, int) else None)
         if isinstance(base, Mapping):
@@ -1119,6 +1121,21 @@ class Interpreter:
                 return base.attrs.get(str(key % count if count else key)) or base.attrs.get("*")
             return base.attrs.get("*")
         return None
+
+    def _slice_of(self, base: Seq, bounds: cst.Slice) -> Seq:
+        """`items[a:b]` of a list or tuple: a list or tuple again (its items exactly when
+        the bounds are known numbers), never one of its items."""
+        if base.any_length:
+            return base
+        numbers = []
+        for part in (bounds.lower, bounds.upper, bounds.step):
+            found = self.values.get(part) if part is not None else None
+            number = found[0].value if found is not None and isinstance(found[0], Const) else None
+            if part is not None and type(number) is not int:
+                joined = functools.reduce(join, base.items) if base.items else None
+                return Seq((joined,), any_length=True)
+            numbers.append(number)
+        return Seq(base.items[slice(*numbers)])
 
     def _eval_index(self, expr: cst.Subscript, state: State, frame: Frame) -> list:
         values = []
