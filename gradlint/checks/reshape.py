@@ -6,6 +6,7 @@ import libcst as cst
 
 from gradlint import fixes
 from gradlint.analysis.dataflow.events import ShapeConflict as Conflict
+from gradlint.analysis.shapes import Shape, model
 from gradlint.analysis.shapes.model import show
 from gradlint.analysis.shapes.witness import Concretizer
 from gradlint.checks import Checker
@@ -63,7 +64,7 @@ class ShapeConflictChecker(Checker):
             what = f"dims {first} and {second}, which a transpose swapped (at any rank)"
         else:
             tensor = values.tensor(shape)
-            program = f"import torch\nx = {tensor}\nx.view{_concrete(values, new)}\n"
+            program = f"import torch\nx = {tensor}\nx.view{_concrete_view(values, shape, new)}\n"
             names = ", ".join(str(d) for d in merged)
             what = f"dims {names} of a tensor of shape {shape}"
         self.report(
@@ -262,6 +263,19 @@ def _matmul_message(rank_a: int, rank_b: int) -> str:
 
 def _concrete(values: Concretizer, sizes) -> str:
     return _tuple_text([s if s == -1 else values.dim(s) for s in sizes])
+
+
+def _concrete_view(values: Concretizer, shape: Shape, sizes) -> str:
+    """The sizes of a view of `shape` with each new dim that takes a run of old dims
+    given their product, so the element counts match (`C` merging `h, C // h`)."""
+    groups = model.merge_groups(shape.dims, list(sizes)) if -1 not in sizes else None
+    if groups is None:
+        return _concrete(values, sizes)
+    concrete = [values.dim(s) for s in sizes]
+    for olds, news in groups:
+        if len(news) == 1:
+            concrete[news[0]] = _product([values.dim(shape.dims[i]) for i in olds])
+    return _tuple_text(concrete)
 
 
 def _tuple_text(sizes) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
@@ -47,7 +48,7 @@ from gradlint.analysis.dataflow.events import (
     Returned,
     Saver,
 )
-from gradlint.analysis.dataflow.shapes import ShapeFlow
+from gradlint.analysis.dataflow.shapes import ShapeFlow, row_shape
 from gradlint.analysis.dataflow.uses import (
     FOLLOW,
     METADATA_ATTRIBUTES,
@@ -1094,7 +1095,7 @@ class Interpreter:
         if isinstance(value, Tensor) and value.described == "parameter":
             # one storage per parameter: every read of `model.w` is the same tensor
             grad = obj.parameter_grad() if obj.frozen else value.grad
-            return replace(obj.parameter(attr), grad=grad)
+            return replace(obj.parameter(attr), grad=grad, shape=value.shape)
         return value
 
     def _subscript(self, expr: cst.Subscript, state: State, frame: Frame):
@@ -1318,6 +1319,10 @@ class Interpreter:
             return self._typed(call, qualified.rpartition(".")[2], args, result, state)
         if qualified == "argparse.ArgumentParser":
             return Obj(qualified)
+        if qualified in _MATH_OF_NUMBERS and len(args[0]) == 1 and not args[1]:
+            number = args[0][0].value if isinstance(args[0][0], Const) else None
+            if type(number) in (int, float) and number > 0:  # `x / math.sqrt(head_dim)`
+                return Const(_MATH_OF_NUMBERS[qualified](number))
         if qualified is not None and qualified.startswith(("numpy.", "math.")):
             values = [*args[0], *args[1].values()]
             if any(isinstance(v, Tensor | Number) for v in values):
@@ -2198,6 +2203,10 @@ def _unpack(value, count: int) -> list:
             return [value.item(0)] * count
         if len(value.items) == count:
             return list(value.items)
+    if isinstance(value, Tensor) and value.is_tensor:
+        rows = value.shape.dims[0] if value.shape is not None and value.shape.dims else None
+        if rows is None or not isinstance(rows, int) or rows == count:
+            return [_element(value, freezes=False)] * count
     return [None] * count
 
 
@@ -2218,8 +2227,8 @@ def _element(value, freezes: bool):
         return value.attrs["*"]
     if isinstance(value, Modules):
         return value
-    if isinstance(value, Tensor):
-        return replace(value.as_view(), multi_view="unbind")  # iterating a tensor unbinds it
+    if isinstance(value, Tensor):  # iterating a tensor unbinds it
+        return replace(value.as_view(), multi_view="unbind", shape=row_shape(value.shape))
     return None
 
 
@@ -2460,6 +2469,10 @@ def _force_inplace(obj: Obj | None, statement: cst.CSTNode | None, seen=None) ->
             _force_inplace(value, statement, seen)
 
 
+# math functions of one positive number the interpreter computes (a scale in a formula)
+_MATH_OF_NUMBERS = {"math.sqrt": math.sqrt, "math.log": math.log, "math.log2": math.log2}
+
+
 def _constant_arithmetic(operator, a, b):
     if not isinstance(a, int | float) or not isinstance(b, int | float):
         return None
@@ -2477,6 +2490,11 @@ def _constant_arithmetic(operator, a, b):
             return Const(a // b)
         if name == "Modulo" and b:
             return Const(a % b)
+        if name == "Divide" and b:
+            return Const(a / b)
+        if name == "Power" and abs(b) <= 64 and (a or b > 0):
+            result = a**b
+            return Const(result) if isinstance(result, int | float) else None
     except OverflowError:
         return None
     return None

@@ -775,7 +775,7 @@ def _dim_arithmetic(operator, a: Dim, b: Dim) -> Dim | None:
     if isinstance(operator, cst.Multiply):
         return model.mul(a, b)
     if isinstance(operator, cst.FloorDivide):
-        return model.div(a, b)
+        return model.floordiv(a, b) if b != 0 else None
     if isinstance(a, int) and isinstance(b, int):
         if isinstance(operator, cst.Add):
             return a + b
@@ -1202,6 +1202,13 @@ def _drop_dims(shape: Shape, dropped: set[int]) -> Shape:
     kept_dims = [i for i in range(len(shape.dims)) if i not in dropped]
     gaps = frozenset(kept_dims.index(g) for g in shape.gaps if g not in dropped)
     return Shape(dims, order, gaps=gaps)
+
+
+def row_shape(shape: Shape | None) -> Shape | None:
+    """What iterating over a tensor yields (`q, k, v = qkv`): one index of dim 0."""
+    if shape is None or not shape.dims:
+        return None
+    return _indexed(shape, 0)
 
 
 def _indexed(shape: Shape, position: int) -> Shape:

@@ -89,6 +89,15 @@ def div(a: Dim, b: Dim) -> Dim | None:
     return _from_factors(ca // cb, sa - sb)
 
 
+def floordiv(a: Dim, b: Dim) -> Dim:
+    """`a // b`: the exact quotient when proven, else a size of its own, the same one
+    wherever `a // b` is written again (`C // h` in `reshape(B, N, h, C // h)`)."""
+    exact = div(a, b)
+    if exact is not None:
+        return exact
+    return Sym(f"{a}//{b}", uid=hash((a, b)))
+
+
 def provably_different(a: Dim, b: Dim) -> bool:
     """True when no positive values of the symbols can make a == b."""
     ca, sa = factors(a)
@@ -295,6 +304,12 @@ def merge_groups(old: tuple[Dim, ...], new: list[Dim]) -> list[tuple[list[int], 
                 olds.append(old_idx[i])
                 po = mul(po, old[old_idx[i]])
                 i += 1
+            elif j == len(new_idx):  # the last new dim takes every old dim left: the
+                olds.extend(old_idx[i:])  # counts match, or torch raises on the count
+                i, pn = len(old_idx), po
+            elif i == len(old_idx):
+                news.extend(new_idx[j:])
+                j, po = len(new_idx), pn
             else:
                 return None
         groups.append((olds, news))
