@@ -50,7 +50,9 @@ def _neutral(value) -> bool:
     """Proven to bring no graph of the parameters: data, a number, a forward() argument."""
     if isinstance(value, Tensor):
         return value.grad is Grad.OFF or value.forward_input is not None
-    return value is not None and not isinstance(value, Number)
+    if isinstance(value, Number):
+        return value.data
+    return value is not None
 
 
 def inherited(inputs) -> Cut | None:
@@ -82,7 +84,8 @@ def cut(code: str, how: str, inputs, integer: bool = False) -> Cut | None:
 
 def number(how: str, inputs) -> Number:
     """A Python number read out of `inputs` (`t.item()`, `float(t)`)."""
-    return Number(cut("GL201", how, inputs))
+    found = cut("GL201", how, inputs)
+    return Number(found, data=found is None and all(_neutral(v) for v in _flat(inputs)))
 
 
 def arithmetic(operator: cst.BaseBinaryOp | cst.BaseAugOp, left, right):
@@ -92,6 +95,8 @@ def arithmetic(operator: cst.BaseBinaryOp | cst.BaseAugOp, left, right):
     if not isinstance(left, Number) and not isinstance(right, Number):
         return None
     known = inherited([left, right])
+    if known is None and all(_neutral(v) for v in (left, right)):
+        return Number(data=True)
     scales = cst.Multiply | cst.Divide | cst.MultiplyAssign | cst.DivideAssign
     if known is None and isinstance(operator, scales):
         known = next(v.cut for v in (left, right) if isinstance(v, Number))

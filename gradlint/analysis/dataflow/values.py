@@ -138,6 +138,7 @@ class Number:
     took it out of the parameters' graph, if any."""
 
     cut: Cut | None = None
+    data: bool = False  # read out of data only (no cut, and no graph of the parameters)
 
 
 @dataclass(frozen=True)
@@ -297,7 +298,8 @@ def join(a: Value | None, b: Value | None) -> Value | None:
     if isinstance(a, Number | Const) and isinstance(b, Number | Const):
         # `total = 0.0` then `total += t.item()` in a loop: a number, cut if either is
         cuts = {v.cut for v in (a, b) if isinstance(v, Number)}
-        return Number(cuts.pop() if len(cuts) == 1 else None)
+        data = all(v.data for v in (a, b) if isinstance(v, Number))
+        return Number(cuts.pop() if len(cuts) == 1 else None, data=data and cuts == {None})
     if isinstance(a, Obj) and isinstance(b, Obj) and a.kind == b.kind:
         return a
     return None
