@@ -114,6 +114,19 @@ def test_a_continuation_before_the_end_of_the_file_is_valid():
     assert codes(b"import torch.nn as nn\n" + BACKWARD_CLASS.encode() + b"\\\r\n") == ["GL303"]
 
 
+def test_a_new_tensor_of_partly_unknown_sizes_is_no_internal_error():
+    """transformers' prophetnet: `new_zeros` of a config size (unknown) and two known
+    dims, then `.view(-1)`, crashed the shape model (`None` as a dim)."""
+    source = (
+        "import torch.nn as nn\n\n\nclass Head(nn.Module):\n"
+        "    def forward(self, logits, labels):\n"
+        "        targets = labels.new_zeros(self.config.ngram, labels.size(0), labels.size(1))\n"
+        "        return nn.functional.nll_loss(logits, targets.view(-1))\n"
+    )
+    result = lint_source("case.py", source)
+    assert not result.internal_errors and codes(source) == []
+
+
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
 def test_utf16_and_utf32_files_are_read_by_their_bom(encoding):
     bom = {

@@ -575,7 +575,7 @@ class ShapeFlow:
             return self._matmul(node, name, shape, args.get(0))
         if name in ("new_zeros", "new_ones", "new_empty", "new_full"):
             sizes = _sizes(args, 0)
-            return Shape.contiguous(sizes) if sizes is not None else None
+            return Shape.contiguous(sizes) if sizes is not None and None not in sizes else None
         return _shape_method(self, node, name, shape, args)
 
     # -- transfer functions that can conflict ---------------------------------------------
