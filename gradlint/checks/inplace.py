@@ -218,14 +218,19 @@ class InplaceChecker(Checker):
 
 def _unexpected(edit: InplaceEdit) -> bool:
     """An edit the caller did not ask for: a forward() (or a helper on the differentiable
-    path) changing a tensor whose values the caller relies on. A buffer allocated to be
+    path) changing a tensor whose values the caller relies on. Inside a module's forward,
+    only the module's caller counts: a helper filling in a tensor the forward made (a
+    position embedding added in place) does what the forward asked. A buffer allocated to be
     filled (`out = torch.zeros(...)` handed over to the callee) or a bookkeeping helper
     resetting an accumulator is edited on purpose."""
     value = edit.value
     if value.buffer:
         return False
-    in_forward = edit.body.in_forward or bool(value.forward_input)
-    return in_forward or value.grad in (Grad.ON, Grad.LEAF)
+    if value.forward_input:
+        return True
+    if edit.body.in_forward:  # a tensor the forward made is the module's own business
+        return edit.read_outside_forward
+    return value.grad in (Grad.ON, Grad.LEAF)
 
 
 def _whose(edit: InplaceEdit) -> str:

@@ -51,6 +51,7 @@ class InplaceEdit:
     written: str | None = None  # how to name the edited tensor when no expression does
     guarded: bool = False  # under a condition on an opt-in flag the file leaves unknown
     caller_reads: list[str] = field(default_factory=list)  # caller names read after the call
+    read_outside_forward: bool = False  # ... by a caller outside any module's forward
     # a fresh output its op saved, edited and never differentiated afterwards (uses.py):
     # backward never runs the saver's backward
     unused: bool = False

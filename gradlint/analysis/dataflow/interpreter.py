@@ -190,6 +190,7 @@ class Pending:
     storage: int
     names: set[str]
     edits: list[InplaceEdit]
+    outside_forward: bool  # the caller is not itself running inside a module's forward
 
 
 @dataclass
@@ -1043,6 +1044,7 @@ class Interpreter:
                 for edit in pending.edits:
                     if name not in edit.caller_reads:
                         edit.caller_reads.append(name)
+                    edit.read_outside_forward |= pending.outside_forward
 
     def _attribute(self, expr: cst.Attribute, state: State, frame: Frame):
         name = dotted(expr)
@@ -1634,7 +1636,7 @@ class Interpreter:
                 for name, bound in state.env.items()
                 if isinstance(bound, Tensor) and bound.storage == value.storage
             }
-            state.pending.append(Pending(value.storage, names, mine))
+            state.pending.append(Pending(value.storage, names, mine, not frame.body.in_forward))
 
     def _flags_of_arguments(self, args, state: State, changes) -> None:
         """`t.requires_grad = True` (or `requires_grad_()`) in a callee on a tensor its
