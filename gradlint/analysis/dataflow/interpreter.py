@@ -2359,8 +2359,16 @@ def _distribution(parameters: list, state: State) -> Tensor | None:
     return Tensor(new_storage(), Grad.ON, graph=graphs.record("", _histories(tensors), ()))
 
 
-def _histories(values) -> list:
-    return [v.graph for v in values if isinstance(v, Tensor)]
+def _histories(values, depth: int = 2) -> list:
+    """The autograd histories of `values`, tensors in a tuple included (an LSTM's
+    `(h, c)` state)."""
+    found = []
+    for value in values:
+        if isinstance(value, Tensor):
+            found.append(value.graph)
+        elif isinstance(value, Seq) and depth:
+            found.extend(_histories(value.items, depth - 1))
+    return found
 
 
 def _result_of(positional: list, state: State):
