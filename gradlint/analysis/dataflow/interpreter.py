@@ -73,6 +73,7 @@ from gradlint.analysis.dataflow.values import (
     Value,
     join,
     new_storage,
+    same_items,
 )
 from gradlint.analysis.names import ImportTable, dotted
 from gradlint.analysis.walk import iter_nodes, visit
@@ -748,6 +749,9 @@ class Interpreter:
             return
         form = _AUG_FORMS.get(type(node.operator).__name__, "t += 1.0")
         current = self.eval(target, state, frame)
+        if isinstance(current, Seq) and isinstance(node.operator, cst.AddAssign):
+            self._bind(target, _sequence_arithmetic(cst.Add(), current, source), state, frame)
+            return
         self._edit(_Edit(node, target, form), state, frame)
         self._written_into(target, [source], state, frame)
         if not (isinstance(current, Tensor) and current.is_tensor):
@@ -1512,6 +1516,8 @@ class Interpreter:
             value = self.eval(arg.value, state, frame)
             if arg.star == "*" and isinstance(value, Seq) and not value.any_length:
                 positional.extend(value.items)
+            elif arg.star == "*" and isinstance(value, Seq) and value.cycle:
+                positional.extend([*value.cycle, *value.cycle, _STAR])  # two passes, then more
             elif arg.star:
                 positional.append(_STAR)
             elif arg.keyword is not None:
@@ -2071,6 +2077,14 @@ class Interpreter:
         name = dotted(expr)
         if name is None or name not in state.env:
             return
+        if not sequence.any_length and method in ("append", "extend") and positional:
+            more = positional[0]
+            if method == "append":  # `layers.append(conv)`: the list, one item longer
+                state.env[name] = Seq((*sequence.items, more))
+                return
+            if isinstance(more, Seq) and not more.any_length:
+                state.env[name] = Seq(sequence.items + more.items)
+                return
         added = positional[-1:] if method != "extend" else [_element(positional[0], self.freezes)]
         item = None
         for position, value in enumerate([*sequence.items, *added]):
@@ -2527,6 +2541,8 @@ def _sequence_arithmetic(operator, a, b):
     if name == "Add" and isinstance(a, Seq) and isinstance(b, Seq):
         if not a.any_length and not b.any_length:
             return Seq(a.items + b.items)
+        if a.cycle is not None and not b.any_length and same_items(a.cycle, b.items):
+            return a  # one more pass of the loop that grew it
         return Seq((join(a.item(0), b.item(0)),), any_length=True)
     if name == "Multiply":
         seq = a if isinstance(a, Seq) else b

@@ -154,6 +154,9 @@ class Seq:
 
     items: tuple[Value | None, ...]
     any_length: bool = False
+    # a list a loop grew by the same items each pass (`layers += [conv, act]`): one pass's
+    # items in order, repeated any number of times
+    cycle: tuple[Value | None, ...] | None = field(default=None, compare=False)
 
     def item(self, index: int | None) -> Value | None:
         if self.any_length:
@@ -306,10 +309,48 @@ def join(a: Value | None, b: Value | None) -> Value | None:
 
 
 def _join_sequences(a: Seq, b: Seq) -> Seq | None:
-    if not a.any_length and not b.any_length:  # tuples of one length: item by item
-        if len(a.items) != len(b.items):
-            return None
+    if not a.any_length and not b.any_length and len(a.items) == len(b.items):
         return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items, strict=True)))
     # a list that may be empty, or grown by a loop: any number of what either holds
     items = [i for s in (a, b) for i in (s.items[:1] if s.any_length else s.items)]
-    return Seq((functools.reduce(join, items),), any_length=True) if items else None
+    if not items:
+        return None
+    return Seq((functools.reduce(join, items),), any_length=True, cycle=_common_cycle(a, b))
+
+
+def _common_cycle(a: Seq, b: Seq) -> tuple | None:
+    """The items each pass of a loop added, when both lists are repetitions of them."""
+    cycles = [s.cycle for s in (a, b) if s.cycle is not None]
+    exact = sorted((s.items for s in (a, b) if not s.any_length), key=len)
+    if not cycles and len(exact) == 2 and len(exact[0]) < len(exact[1]):
+        cycles = [exact[1][len(exact[0]) :]]  # what one more pass added
+    if not cycles or not all(same_items(c, cycles[0]) for c in cycles):
+        return None
+    block = cycles[0]
+    passes = list(cycles)
+    for items in exact:
+        if len(items) % len(block) or not same_items(items, block * (len(items) // len(block))):
+            return None
+        passes += [items[i : i + len(block)] for i in range(0, len(items), len(block))]
+    return tuple(_any_pass(column) for column in zip(*passes, strict=True))
+
+
+def _any_pass(items: tuple) -> Value | None:
+    """What one position of a loop-grown list holds on every pass: a layer built with
+    other sizes on another pass (`nn.Linear(in_width, width)`) keeps no sizes."""
+    first = items[0]
+    if isinstance(first, Obj) and any(
+        x is not first and x.arguments != first.arguments for x in items
+    ):
+        return replace(first, arguments=None, layer_shape=None, _parameter_storages={})
+    return first
+
+
+def same_items(a: tuple, b: tuple) -> bool:
+    """The same values, layers built by the same call in another pass counting as one."""
+    return len(a) == len(b) and all(
+        x is y
+        or x == y
+        or (isinstance(x, Obj) and isinstance(y, Obj) and x.constructor is y.constructor)
+        for x, y in zip(a, b, strict=True)
+    )
