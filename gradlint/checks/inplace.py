@@ -219,8 +219,9 @@ class InplaceChecker(Checker):
 def _unexpected(edit: InplaceEdit) -> bool:
     """An edit the caller did not ask for: a forward() (or a helper on the differentiable
     path) changing a tensor whose values the caller relies on. Inside a module's forward,
-    only the module's caller counts: a helper filling in a tensor the forward made (a
-    position embedding added in place) does what the forward asked. A buffer allocated to be
+    a helper filling in a tensor the forward made (a position embedding added in place,
+    called for that effect or returning the tensor) does what the forward asked; one
+    called for a result of its own that also edits it does not. A buffer allocated to be
     filled (`out = torch.zeros(...)` handed over to the callee) or a bookkeeping helper
     resetting an accumulator is edited on purpose."""
     value = edit.value
@@ -228,8 +229,8 @@ def _unexpected(edit: InplaceEdit) -> bool:
         return False
     if value.forward_input:
         return True
-    if edit.body.in_forward:  # a tensor the forward made is the module's own business
-        return edit.read_outside_forward
+    if edit.body.forward is not None:  # the edit runs inside a module's forward
+        return edit.read_by_module_caller
     return value.grad in (Grad.ON, Grad.LEAF)
 
 

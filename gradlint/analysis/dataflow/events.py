@@ -29,7 +29,8 @@ class Body:
     differentiated: bool  # its results reach a backward()
     standalone: cst.FunctionDef | None  # the function analysed on its own, not inlined
     dirty: frozenset[str] = frozenset()  # ctx.mark_dirty(...) arguments of a Function
-    in_forward: bool = False  # a module's forward, or a helper run while one runs
+    # the module forward whose run this is: itself, or the forward running the helper
+    forward: cst.FunctionDef | None = None
 
 
 @dataclass(eq=False)
@@ -51,7 +52,9 @@ class InplaceEdit:
     written: str | None = None  # how to name the edited tensor when no expression does
     guarded: bool = False  # under a condition on an opt-in flag the file leaves unknown
     caller_reads: list[str] = field(default_factory=list)  # caller names read after the call
-    read_outside_forward: bool = False  # ... by a caller outside any module's forward
+    # ... by a caller outside the forward that edits, or one that called the editing
+    # helper for a result of its own (the edit is a side effect it did not ask for)
+    read_by_module_caller: bool = False
     # a fresh output its op saved, edited and never differentiated afterwards (uses.py):
     # backward never runs the saver's backward
     unused: bool = False

@@ -191,7 +191,8 @@ class Pending:
     storage: int
     names: set[str]
     edits: list[InplaceEdit]
-    outside_forward: bool  # the caller is not itself running inside a module's forward
+    caller_forward: cst.FunctionDef | None  # the module forward the caller runs in
+    aside: bool  # the callee computes a result of its own: the edit is a side effect
 
 
 @dataclass
@@ -344,7 +345,8 @@ class Interpreter:
         role = self._role(node, owner)
         grad = self._declared_grad(node, owner)
         dirty = self.dirty.get(node, frozenset())
-        body = Body(node, role, node in self.differentiated, node, dirty, role == "module_forward")
+        forward = node if role == "module_forward" else None
+        body = Body(node, role, node in self.differentiated, node, dirty, forward)
         frame = Frame(body, owner, 0)
         env: dict[str, Value | None] = {}
         params = _positional(node, owner, role)
@@ -1048,7 +1050,8 @@ class Interpreter:
                 for edit in pending.edits:
                     if name not in edit.caller_reads:
                         edit.caller_reads.append(name)
-                    edit.read_outside_forward |= pending.outside_forward
+                    other_module = edit.body.forward is not pending.caller_forward
+                    edit.read_by_module_caller |= other_module or pending.aside
 
     def _attribute(self, expr: cst.Attribute, state: State, frame: Frame):
         name = dotted(expr)
@@ -1596,7 +1599,7 @@ class Interpreter:
             frame.body.differentiated or node in self.differentiated,
             frame.body.standalone,
             self.dirty.get(node, frozenset()),
-            role == "module_forward" or frame.body.in_forward,
+            node if role == "module_forward" else frame.body.forward,
         )
         callee = Frame(body, owner, frame.depth + 1)
         inner = State(env, dict(state.saved), callee_grad, state.guarded, graphs=state.graphs)
@@ -1622,14 +1625,21 @@ class Interpreter:
         if exits and callee.sets_grad:  # `torch.set_grad_enabled(False)` outlives the call
             modes = {e.grad for e in exits}
             state.grad = modes.pop() if len(modes) == 1 else None
-        self._watch_caller_reads(args, state, frame, self.facts.edits[before:])
+        returned = {s for value in callee.returns for s in _storages(value)}
+        discarded = isinstance(frame.statement, cst.Expr) and frame.statement.value is call
+        side_effect = not discarded and bool(callee.returns)  # called for its result
+        edits = self.facts.edits[before:]
+        self._watch_caller_reads(args, state, frame, edits, returned if side_effect else None)
         self._flags_of_arguments(args, state, self.facts.requires_grad_changes[flags_before:])
         result = None
         for value in callee.returns:
             result = value if result is None else join(result, value)
         return result
 
-    def _watch_caller_reads(self, args, state: State, frame: Frame, edits) -> None:
+    def _watch_caller_reads(self, args, state: State, frame: Frame, edits, returned) -> None:
+        """Edits the callee made into tensors the caller passed, confirmed when the caller
+        reads them again. `returned`: what the callee returns, when it was called for its
+        result (None: called for its side effects)."""
         positional, keywords = args
         for value in [*positional, *keywords.values()]:
             if not isinstance(value, Tensor):
@@ -1642,7 +1652,8 @@ class Interpreter:
                 for name, bound in state.env.items()
                 if isinstance(bound, Tensor) and bound.storage == value.storage
             }
-            state.pending.append(Pending(value.storage, names, mine, not frame.body.in_forward))
+            aside = returned is not None and value.storage not in returned
+            state.pending.append(Pending(value.storage, names, mine, frame.body.forward, aside))
 
     def _flags_of_arguments(self, args, state: State, changes) -> None:
         """`t.requires_grad = True` (or `requires_grad_()`) in a callee on a tensor its
