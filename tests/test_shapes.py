@@ -384,6 +384,12 @@ VIEW_CASES = [
     ("y = x.chunk(2, dim=2)[0].view(2, -1)", True),
     ("y = x.chunk(2, dim=2)[0].view(6, 2)", False),
     ("y = x.narrow(1, 0, 2).view(-1)", True),
+    ("y = x[:, 1:].view(-1)", True),
+    ("y = x[:, :2, 1:].view(2, -1)", True),
+    ("y = x[:, :, 1:3].view(2, 3, 2)", False),
+    ("y = x[1:].view(-1)", False),
+    ("y = x[:, :, :1].view(-1)", False),
+    ("y = x[:, 1:].contiguous().view(-1)", False),
     ("y = torch.randn(2, 3, 12).split([4, 8], dim=2)[1].view(2, 3, 2, 4)", False),
     ("q, k = torch.randn(5, 16).split([8, 8], dim=-1)\ny = q.view(-1, 2)", True),
     (

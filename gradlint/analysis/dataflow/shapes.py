@@ -1337,7 +1337,11 @@ def _sliced(shape: Shape, position: int, bounds: list | Window) -> Shape | None:
         dims[position] = max(0, min(upper, size) - lower)
     else:
         dims[position] = model.fresh()
-    return Shape(tuple(dims), shape.order)
+    narrowed = dims[position]
+    if isinstance(size, int) and isinstance(narrowed, int) and 1 < narrowed < size:
+        # fewer elements than the stride of the dim outside it: merging them is no view
+        return Shape(tuple(dims), shape.order, gaps=shape.gaps | {position})
+    return Shape(tuple(dims), shape.order, gaps=shape.gaps)
 
 
 def _shape_method(flow: ShapeFlow, node, name: str, shape: Shape, args: Args) -> Value:
