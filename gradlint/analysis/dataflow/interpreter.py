@@ -116,6 +116,7 @@ _SAME_MODULE_METHODS = frozenset(
     {"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_"}
 )
 _SAME_TENSOR_METHODS = frozenset({"to", "cuda", "cpu", "type_as"})
+_OTHER_FLOAT_DTYPES = frozenset({"float64", "double", "float16", "half", "bfloat16"})
 # layers whose output is a fresh contiguous tensor whatever the input's layout (checked in
 # torch: a Conv's output follows a channels-last input, a Linear's never does)
 _CONTIGUOUS_OUTPUT_LAYERS = frozenset(
@@ -1417,7 +1418,14 @@ class Interpreter:
         if result is None and receiver is not None and receiver.cut and dtype is not None:
             result = receiver.derived()  # `t.argmax(1).type(torch.float32)`: still cut
         if isinstance(result, Tensor) and dtype is not None:
-            if receiver is not None and receiver.grad is Grad.LEAF:
+            copied = receiver is not None and result.storage != receiver.storage
+            if (
+                receiver is not None
+                and receiver.grad is Grad.LEAF
+                and not (
+                    copied and name in ("to", "cuda")  # proven a copy (`_moves_or_casts`)
+                )
+            ):
                 # `w.float()` / `w.to(torch.float32)` returns `w` itself when it has
                 # that dtype already: a leaf, or a copy (a non-leaf)
                 return replace(result, grad=Grad.UNKNOWN, dtype=dtype)
@@ -1982,6 +1990,12 @@ class Interpreter:
                 if isinstance(value, Tensor) and value.storage == receiver.storage:
                     state.env[bound] = replace(value, grad=Grad.OFF, graph=None)
             return state.env.get(name, receiver)
+        if method in ("to", "cuda") and receiver.grad is Grad.LEAF and not receiver.view:
+            copies = self._moves_or_casts(call, method)
+            if copies:  # `torch.randn(n, requires_grad=True).cuda()` is not a leaf
+                return replace(receiver.derived(Grad.ON), described="", shape=receiver.shape)
+            if copies is None:
+                return replace(receiver, grad=Grad.UNKNOWN, described="")
         if method in _SAME_TENSOR_METHODS or (method == "type" and call.args):
             return receiver  # a cast: its dtype is set by _typed (`t.type()` is a string)
         if method == "is_floating_point" and receiver.dtype in ("int", "bool"):
@@ -2081,6 +2095,36 @@ class Interpreter:
         if discarded and isinstance(edit.target, cst.Name) and frame.body.node is not None:
             # the edit's own value is dropped: the tensor is reached again only by name
             state.uses.edited(event, value.storage, statement)
+
+    def _moves_or_casts(self, call: cst.Call, method: str) -> bool | None:
+        """Whether `t.cuda()` / `t.to(...)` of a float32 CPU tensor returns a new tensor
+        (a copy on another device or in another dtype); None when a device or dtype held
+        in a variable decides."""
+        if method == "cuda":
+            return True
+        copies = False
+        for arg in call.args:
+            value = arg.value
+            if arg.keyword is not None and arg.keyword.value in ("non_blocking", "memory_format"):
+                continue
+            if arg.keyword is not None and arg.keyword.value == "copy":
+                copies = copies or literal_bool(value) is True
+                continue
+            if isinstance(value, cst.Call) and self.imports.resolve(value.func) == "torch.device":
+                value = value.args[0].value if value.args else value
+            found = self.values.get(value)
+            text = found[0].value if found is not None and isinstance(found[0], Const) else None
+            if isinstance(text, str):  # a device: "cuda", "cuda:0", "cpu", a name holding one
+                copies = copies or not text.startswith("cpu")
+                continue
+            dtype = (self.imports.resolve(value) or "").removeprefix("torch.")
+            if dtype in ("float32", "float"):
+                continue
+            if dtype in _OTHER_FLOAT_DTYPES:
+                copies = True
+                continue
+            return None
+        return copies
 
     def _grow(self, expr, sequence: Seq, method: str, positional: list, state: State) -> None:
         """`xs.append(v)`: from then on `xs` holds any number of items, each one of what it
