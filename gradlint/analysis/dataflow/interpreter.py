@@ -760,8 +760,13 @@ class Interpreter:
         form = _AUG_FORMS.get(type(node.operator).__name__, "t += 1.0")
         current = self.eval(target, state, frame)
         if isinstance(current, Seq) and isinstance(node.operator, cst.AddAssign):
-            # `xs += ys` extends the list in place
-            self._grow(node, target, current, "extend", [source], state, frame)
+            # `xs += ys` extends the list in place with ys's items: `xs + ys`
+            if isinstance(source, Seq):
+                items = [*current.items, *source.items]
+                self._grown_attribute(node, target, items, state, frame)
+            name = dotted(target)
+            if name is not None:
+                state.env[name] = _sequence_arithmetic(node.operator, current, source)
             return
         self._edit(_Edit(node, target, form), state, frame)
         self._written_into(target, [source], state, frame)
@@ -2591,8 +2596,8 @@ def _is_optimizer_class(qualified: str) -> bool:
 
 
 def _sequence_arithmetic(operator, a, b):
-    """`[x] + rest` and `[x] * n` on lists and tuples."""
-    name = type(operator).__name__
+    """`[x] + rest` and `[x] * n` on lists and tuples (`xs += ys` too)."""
+    name = type(operator).__name__.removesuffix("Assign")
     if name == "Add" and isinstance(a, Seq) and isinstance(b, Seq):
         if not a.any_length and not b.any_length:
             return Seq(a.items + b.items)
