@@ -107,6 +107,17 @@ def test_an_int_literal_python_rejects_is_gl001():
     assert found.code == "GL001" and "4300" in found.message + found.detail
 
 
+def test_a_size_only_known_at_run_time_in_new_zeros_leaves_the_shape_unknown():
+    source = (
+        "import torch.nn as nn\n\n\nclass Head(nn.Module):\n    def forward(self, labels):\n"
+        "        targets = labels.new_zeros(self.n, labels.size(0))\n"
+        "        return targets.view(-1)\n"
+    )
+    result = lint_source("case.py", source)
+    assert not result.internal_errors
+    assert result.diagnostics == []
+
+
 def test_a_continuation_before_the_end_of_the_file_is_valid():
     source = b"import torch\n\t\\\r\n"
     compile(source, "case.py", "exec")  # CPython accepts it; libcst's tokenizer did not

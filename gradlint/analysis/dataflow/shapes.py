@@ -575,7 +575,9 @@ class ShapeFlow:
             return self._matmul(node, name, shape, args.get(0))
         if name in ("new_zeros", "new_ones", "new_empty", "new_full"):
             sizes = _sizes(args, 0)
-            return Shape.contiguous(sizes) if sizes is not None else None
+            if sizes is None or any(size is None for size in sizes):
+                return None
+            return Shape.contiguous(sizes)
         return _shape_method(self, node, name, shape, args)
 
     # -- transfer functions that can conflict ---------------------------------------------
