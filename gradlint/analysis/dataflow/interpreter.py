@@ -2133,8 +2133,8 @@ class Interpreter:
             state.uses.edited(event, value.storage, statement)
 
     def _grow(self, node, expr, sequence: Seq, method: str, positional: list, state, frame) -> None:
-        """`xs.append(v)` (`extend`, `insert`, `xs += ys`): from then on `xs` holds any
-        number of items, each one of what it held or `v` (joined)."""
+        """`xs.append(v)` (`extend`, `insert`): from then on `xs` holds any number of
+        items, each one of what it held or `v` (joined)."""
         if not positional:
             return
         extended = positional[0]
