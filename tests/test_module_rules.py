@@ -50,6 +50,9 @@ UNREGISTERED = [
     "self.w = Variable(torch.zeros(3), requires_grad=True)",
     "w = torch.ones(3)\nw.requires_grad = True\nself.w = w",
     "self.w = torch.zeros(3)\nself.w.requires_grad = True",
+    "w = torch.zeros(3)\nself.w = w\nw.requires_grad = True",  # the same tensor
+    "self.w = torch.randn(3, requires_grad=True) * 0.02",  # its leaf is unreachable
+    "self.w: torch.Tensor = torch.ones(3, requires_grad=True).float()",
 ]
 
 
@@ -85,6 +88,9 @@ REGISTERED = [
     "self.w = torch.randn(3).detach()",
     "self.register_buffer('w', torch.zeros(3))",
     "self.w = nn.Linear(3, 3).requires_grad_()",
+    "self.w = torch.zeros(3)\nself.w.requires_grad = True\nself.w.requires_grad = False",
+    "self.fc = nn.Linear(3, 3)\nself.w = self.fc.weight * 2",  # flows to a parameter
+    "self.w = torch.randn(3, requires_grad=True)\nself.w = self.w.detach()",
 ]
 
 
@@ -138,6 +144,10 @@ CONTAINERS = [
     "self.layers = [[nn.Linear(2, 2), nn.ReLU()] for _ in range(n)]",
     "block = nn.Linear(2, 2)\nself.layers = [block]",
     "self.layers = tuple(nn.Linear(2, 2) for _ in range(n))",
+    "self.layers: list = [nn.Linear(2, 2) for _ in range(n)]",
+    "self.heads = {}\nfor k in ['a', 'b']:\n    self.heads[k] = nn.Linear(2, 2)",
+    "self.layers = [nn.Conv2d(1, 1, 1)]\nself.layers.append(nn.ReLU())",
+    "self.a = nn.Linear(2, 2)\nself.layers = [self.a, nn.Linear(2, 2)]",
 ]
 
 
@@ -161,12 +171,74 @@ WRAPPED = [
     "for i, layer in enumerate(self.layers):\n"
     "    self.add_module(f'layer{i}', layer)",
     "self.layers = [make_layer() for _ in range(n)]",
+    "self.fc = nn.Linear(2, 2)\nself.weights = [self.fc.weight, self.fc.bias]",
+    "self.p = nn.Parameter(torch.zeros(2))\nself.ps = [self.p]",
+    "layers = [nn.Linear(2, 2) for _ in range(n)]\nself.blocks = nn.ModuleList()\n"
+    "self.blocks.extend(layers)\nself.layers = layers",
+    "self.layers = [nn.Linear(2, 2)]\nsetattr(self, 'layer0', self.layers[0])",
 ]
 
 
 @pytest.mark.parametrize("statement", WRAPPED)
 def test_registered_or_plain_data_containers_are_quiet(statement):
     assert codes(in_init(statement)) == []
+
+
+def test_state_kept_by_other_methods_or_functions_is_quiet():
+    source = """
+    import torch
+    import torch.nn as nn
+
+    class Model(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.layers = [nn.Linear(2, 2) for _ in range(n)]
+            self.scale = torch.ones(1, requires_grad=True)
+            self.finish()
+
+        def finish(self):
+            self.net = nn.Sequential(*self.layers)
+
+        def reset(self):
+            self.scale = nn.Parameter(torch.ones(1))
+    """
+    assert codes(source) == []
+
+
+def test_tensor_an_optimizer_is_built_with_is_quiet():
+    """Not registered, but trained: the optimizer is given the tensor itself."""
+    source = """
+    import torch
+    import torch.nn as nn
+
+    class Prompt(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.context = torch.zeros(4, requires_grad=True)
+            self.hidden = torch.zeros(4, requires_grad=True)
+
+        def configure_optimizers(self):
+            return torch.optim.Adam([self.context], lr=0.1)
+    """
+    (finding,) = lint(source)
+    assert (finding.code, finding.line) == ("GL501", 9)
+
+
+def test_modules_stored_by_a_function_the_constructor_calls():
+    source = """
+    import torch.nn as nn
+
+    def attach(model, n):
+        model.blocks = [nn.Linear(2, 2) for _ in range(n)]
+
+    class Model(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            attach(self, n)
+    """
+    (finding,) = lint(source)
+    assert (finding.code, finding.line) == ("GL502", 5)
+    assert finding.message.startswith("`model.blocks` keeps sub-modules")
 
 
 def test_containers_outside_modules_are_quiet():

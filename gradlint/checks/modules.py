@@ -1,63 +1,32 @@
 """Module state that never registers: requires-grad tensors and sub-modules that
-`model.parameters()` cannot see."""
+`model.parameters()` cannot see, decided from the dataflow's events. Each module class's
+`__init__` analysed on its own (with the helpers it calls) says what it stores on `self`;
+the events of every instance of the class say what else registers or keeps that state."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 import libcst as cst
 
 from gradlint import fixes
-from gradlint.analysis import torch_ops
 from gradlint.analysis.context import ClassInfo, ClassKind
-from gradlint.analysis.names import dotted
-from gradlint.analysis.torch_ops import (
-    MODULE_CONTAINERS,
-    PARAMETER_CONSTRUCTORS,
-    REQUIRES_GRAD_KEYWORD_FUNCTIONS,
+from gradlint.analysis.dataflow.events import ModuleAttributeSet
+from gradlint.analysis.dataflow.freezing import modules
+from gradlint.analysis.dataflow.interpreter import FileFacts
+from gradlint.analysis.dataflow.optimizers import optimizer, owned
+from gradlint.analysis.dataflow.values import (
+    Grad,
+    Mapping,
+    Obj,
+    Seq,
+    Tensor,
+    becomes_plain_leaf,
 )
-from gradlint.analysis.walk import visit
+from gradlint.analysis.torch_ops import MODULE_CONTAINERS
 from gradlint.checks import Checker
 from gradlint.diagnostic import Fix, Witness
 
-_TENSOR_FACTORIES = frozenset(REQUIRES_GRAD_KEYWORD_FUNCTIONS) - PARAMETER_CONSTRUCTORS
-# Calls that only read a container: passing `self.layers` to them registers nothing.
-_READING_BUILTINS = frozenset(
-    {"len", "enumerate", "zip", "range", "reversed", "iter", "print", "isinstance", "sorted"}
-)
-_WRAPPERS = PARAMETER_CONSTRUCTORS | MODULE_CONTAINERS
-_BUILTIN_CONTAINERS = frozenset({"list", "tuple", "set"})
-_LIST_METHODS = frozenset({"append", "extend", "insert"})
-# A class that enumerates its own state, or registers by name, is not judged.
+# A class that enumerates its own state is not judged.
 _SELF_ENUMERATING = frozenset({"parameters", "named_parameters", "children", "named_children"})
-_REGISTERING = frozenset({"add_module", "register_module", "register_parameter", "__setattr__"})
-
-
-def _literal_true(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "True"
-
-
-def _requires_grad_keyword(call: cst.Call) -> cst.Arg | None:
-    return next((a for a in call.args if a.keyword and a.keyword.value == "requires_grad"), None)
-
-
-@dataclass
-class _Local:
-    """What a local name of a constructor holds."""
-
-    kind: str  # "module", "tensor", "grad_tensor", "modules" (a container of modules)
-    node: cst.CSTNode  # the expression that made it
-
-
-@dataclass
-class _ClassState:
-    """What the construction methods of one module class store on `self`."""
-
-    grad_tensors: dict[str, cst.CSTNode] = field(default_factory=dict)  # attr -> assignment
-    plain_tensors: set[str] = field(default_factory=set)
-    containers: dict[str, cst.CSTNode] = field(default_factory=dict)  # attr -> assignment
-    empty_containers: dict[str, cst.CSTNode] = field(default_factory=dict)
-    parameters: set[str] = field(default_factory=set)  # attrs wrapped or registered
 
 
 class ModuleStateChecker(Checker):
@@ -65,370 +34,259 @@ class ModuleStateChecker(Checker):
 
     codes = ("GL501", "GL502")
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        info = self.file.index.by_node[node]
-        if info.kind is not ClassKind.MODULE or _SELF_ENUMERATING & info.methods.keys():
+    def leave_Module(self, node: cst.Module) -> None:
+        facts = self.file.dataflow
+        classes = _judged_classes(self.file.index.by_node.values(), facts)
+        if not classes:
             return
-        state = _ClassState()
-        for method in self._construction_methods(info):
-            _ConstructionWalker(self, state).run(method)
-        if not state.grad_tensors and not state.containers:
-            return  # nothing to report: the rest of the class is not walked
-        usage = _SelfUsage(self)
-        visit(node, usage)
-        if usage.registers_dynamically:
-            return
-        state.parameters.update(usage.registered)
-        for attr, assignment in state.grad_tensors.items():
-            if attr not in state.parameters and attr not in usage.wrapped:
-                self._report_unregistered(info, attr, assignment)
-        for attr, assignment in state.containers.items():
-            if attr not in usage.wrapped and attr not in usage.passed_on:
-                self._report_container(info, attr, assignment)
-
-    def _construction_methods(self, info: ClassInfo) -> list[cst.FunctionDef]:
-        """`__init__` and the methods it calls on `self` (build helpers, reset_parameters)."""
-        init = info.methods.get("__init__")
-        if init is None:
-            return []
-        calls = _SelfCalls()
-        visit(init, calls)
-        helpers = [info.methods[n] for n in calls.names if n in info.methods and n != "__init__"]
-        return [init, *helpers]
-
-    # -- classification of expressions -----------------------------------------------
-
-    def module_constructor(self, expr: cst.BaseExpression) -> bool:
-        """A call building a fresh nn.Module or Parameter (`nn.Linear(...)`, `MyBlock()`)."""
-        if not isinstance(expr, cst.Call):
-            return False
-        qualified = self.resolve(expr.func)
-        if qualified is not None:
-            if qualified in PARAMETER_CONSTRUCTORS:
-                return True
-            head, _, last = qualified.rpartition(".")
-            return (
-                head == "torch.nn"
-                and last[:1].isupper()
-                and qualified not in torch_ops.NN_NON_MODULE_CLASSES
-            )
-        if isinstance(expr.func, cst.Name):
-            local = self.file.index.by_name.get(expr.func.value)
-            return local is not None and local.kind is ClassKind.MODULE
-        return False
-
-    def tensor_kind(self, expr: cst.BaseExpression) -> str | None:
-        """ "grad_tensor" / "tensor" for a fresh tensor made by a factory (then tensor
-        methods), None when not provably such a tensor."""
-        if not isinstance(expr, cst.Call):
-            return None
-        qualified = self.resolve(expr.func)
-        if qualified in _TENSOR_FACTORIES:
-            flag = _requires_grad_keyword(expr)
-            return "grad_tensor" if flag is not None and _literal_true(flag.value) else "tensor"
-        func = expr.func
-        if qualified is not None or not isinstance(func, cst.Attribute):
-            return None
-        inner = self.tensor_kind(func.value)
-        if inner is None:
-            return None
-        if func.attr.value == "requires_grad_":
-            enables = not expr.args or _literal_true(expr.args[0].value)
-            return "grad_tensor" if enables else "tensor"
-        if func.attr.value in ("detach", "detach_"):
-            return "tensor"
-        return inner if func.attr.value in torch_ops.TENSOR_PRESERVING_METHODS else None
+        instances: dict[int, list[ModuleAttributeSet]] = {}  # the events of each instance
+        for event in facts.module_attributes:
+            if event.module is not None and event.module.info in classes:
+                instances.setdefault(id(event.module), []).append(event)
+        wrapped = _wrapped(facts, classes) | _optimized(facts, instances.values())
+        handed = _handed_on(facts, instances.values())
+        reported: set[cst.CSTNode] = set()
+        for events in instances.values():
+            info = events[0].module.info
+            mine = [event for event in events if _constructing(event, info)]
+            if not mine:
+                continue
+            registered = _registered(events[0].module)
+            for attr in dict.fromkeys(event.attr for event in mine):
+                if (info, attr) in wrapped:
+                    continue
+                history = [event for event in mine if event.attr == attr]
+                site = _unregistered_site(history, facts)
+                if site is not None and site not in reported:
+                    reported.add(site)
+                    self._report_unregistered(info, f"{history[-1].written}.{attr}", site)
+                if (info, attr) in handed:
+                    continue
+                container = _container_site(history, registered)
+                if container is not None and container.node not in reported:
+                    reported.add(container.node)
+                    self._report_container(info, container)
 
     # -- findings ------------------------------------------------------------------------
 
-    def _report_unregistered(self, info: ClassInfo, attr: str, node: cst.CSTNode) -> None:
+    def _report_unregistered(self, info: ClassInfo, written: str, node: cst.CSTNode) -> None:
         self.report(
             node,
             "GL501",
-            f"`self.{attr}` is a tensor with requires_grad=True, not an nn.Parameter: "
+            f"`{written}` is a tensor with requires_grad=True, not an nn.Parameter: "
             f"`{info.name}.parameters()` never yields it, so the optimizer never updates it "
             "(nor does `.to(device)` / `state_dict()` see it); wrap it: "
-            f"`self.{attr} = nn.Parameter(...)`",
-            witness=_unregistered_witness(attr),
+            f"`{written} = nn.Parameter(...)`",
+            witness=_unregistered_witness(written.rpartition(".")[2]),
         )
 
-    def _report_container(self, info: ClassInfo, attr: str, node: cst.CSTNode) -> None:
+    def _report_container(self, info: ClassInfo, event: ModuleAttributeSet) -> None:
         self.report(
-            node,
+            event.node,
             "GL502",
-            f"`self.{attr}` keeps sub-modules / parameters in a plain Python container: "
+            f"`{event.written}.{event.attr}` keeps sub-modules / parameters in a plain "
+            "Python container: "
             f"`{info.name}.parameters()` does not see them, so the optimizer never trains "
             "them and `.to(device)` / `state_dict()` skip them; use `nn.ModuleList` / "
             "`nn.ModuleDict` (or `nn.ParameterList` / `nn.ParameterDict` for parameters)",
             witness=CONTAINER_WITNESS,
-            fix=self._container_fix(node),
+            fix=self._container_fix(event),
         )
 
-    def _container_fix(self, node: cst.CSTNode) -> Fix | None:
-        """`[nn.Linear(...) for ...]` -> `nn.ModuleList([...])` (and dicts -> ModuleDict):
-        unsafe, the state_dict keys of the wrapped layers appear (`layers.0.weight`)."""
-        value = node.value if isinstance(node, cst.Assign) else None
-        if isinstance(value, cst.List | cst.ListComp):
-            kind = "ModuleList"
-        elif isinstance(value, cst.Dict | cst.DictComp):
-            kind = "ModuleDict"
+    def _container_fix(self, event: ModuleAttributeSet) -> Fix | None:
+        """`[nn.Linear(...) for ...]` -> `nn.ModuleList([...])` (and dicts -> ModuleDict)
+        when every item is a torch layer: unsafe, the state_dict keys of the wrapped layers
+        appear (`layers.0.weight`)."""
+        source, value = event.source, event.value
+        if event.grown or source is None:
+            return None
+        if isinstance(source, cst.List | cst.ListComp) and isinstance(value, Seq):
+            kind, items = "ModuleList", list(value.items)
+        elif isinstance(source, cst.Dict) and isinstance(value, Mapping):
+            if len(value.items) != len(source.elements):  # a key that is not a string
+                return None
+            kind, items = "ModuleDict", [item for _, item in value.items]
+        elif isinstance(source, cst.DictComp) and isinstance(value, Mapping):
+            kind, items = "ModuleDict", [value.others]
         else:
             return None
-        items = _elements(value)
-        if not items or not all(self._is_torch_layer(item) for item in items):
+        if not items or not all(isinstance(item, Obj) and item.torch_layer for item in items):
             return None
         wrapper = fixes.spelling(self.file, f"torch.nn.{kind}")
         if wrapper is None:
             return None
-        wrapped = cst.Call(func=cst.parse_expression(wrapper), args=[cst.Arg(value)])
+        wrapped = cst.Call(func=cst.parse_expression(wrapper), args=[cst.Arg(source)])
         return fixes.replace(
-            self.file, value, wrapped, f"register the layers with nn.{kind}", unsafe=True
+            self.file, source, wrapped, f"register the layers with nn.{kind}", unsafe=True
         )
 
-    def _is_torch_layer(self, item: cst.BaseExpression) -> bool:
-        if not isinstance(item, cst.Call):
-            return False
-        name = self.resolve(item.func) or ""
-        last = name.rsplit(".", 1)[-1]
-        return name.startswith("torch.nn.") and last[:1].isupper() and "Parameter" not in last
+
+# -- facts of a class ----------------------------------------------------------------------
 
 
-class _SelfCalls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: list[str] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Attribute) and dotted(node.func.value) == "self":
-            self.names.append(node.func.attr.value)
-
-
-class _SelfUsage(cst.CSTVisitor):
-    """How a whole class uses its `self.<attr>` values."""
-
-    def __init__(self, checker: ModuleStateChecker) -> None:
-        self.checker = checker
-        self.registers_dynamically = False
-        self.registered: set[str] = set()  # register_parameter("name", ...)
-        self.wrapped: set[str] = set()  # attrs assigned a Parameter or container anywhere
-        self.passed_on: set[str] = set()  # attrs handed to a call that may register them
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else dotted(func)
-        if name in _REGISTERING or name == "setattr":
-            first = node.args[0].value if node.args else None
-            if isinstance(first, cst.SimpleString) and name == "register_parameter":
-                self.registered.add(first.evaluated_value)
-            else:
-                self.registers_dynamically = True
-        if name in _READING_BUILTINS or (
-            isinstance(func, cst.Attribute) and func.attr.value in _LIST_METHODS
-        ):
-            return
-        for arg in node.args:
-            attr = _self_attribute(arg.value)
-            if attr is not None:
-                self.passed_on.add(attr)
-            for element in _elements(arg.value):
-                attr = _self_attribute(element)
-                if attr is not None:
-                    self.passed_on.add(attr)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if not isinstance(node.value, cst.Call):
-            return
-        if self.checker.resolve(node.value.func) not in _WRAPPERS:
-            return
-        for target in node.targets:
-            attr = _self_attribute(target.target)
-            if attr is not None:
-                self.wrapped.add(attr)
+def _judged_classes(infos, facts: FileFacts) -> set[ClassInfo]:
+    """nn.Module classes of the file, but not those enumerating their own state, nor those
+    registering attributes by a name only known at run time (`add_module(f"l{i}", m)`,
+    `setattr`): what they register is not known."""
+    found = {
+        info
+        for info in infos
+        if info.kind is ClassKind.MODULE and not _SELF_ENUMERATING & info.methods.keys()
+    }
+    for registration in facts.registrations:
+        if registration.method == "register_parameter" and registration.name is not None:
+            continue
+        module = registration.module
+        found.discard(registration.within)
+        if module is not None:
+            found.discard(module.info)
+    return found
 
 
-def _self_attribute(expr: cst.BaseExpression) -> str | None:
-    if isinstance(expr, cst.Attribute) and dotted(expr.value) == "self":
-        return expr.attr.value
+def _constructing(event: ModuleAttributeSet, info: ClassInfo) -> bool:
+    """An event of the class's `__init__` analysed on its own (helpers it runs included)."""
+    init = info.methods.get("__init__")
+    return init is not None and event.body is not None and event.body.standalone is init
+
+
+def _wrapped(facts: FileFacts, classes: set[ClassInfo]) -> set[tuple[ClassInfo, str]]:
+    """(class, attribute) pairs that some code sets to a Parameter or a registering
+    container (`self.w = nn.Parameter(self.w)`), or registers by name."""
+    found = set()
+    for event in facts.module_attributes:
+        module = event.module
+        if module is None or module.info not in classes or event.grown:
+            continue
+        value = event.value
+        parameter = isinstance(value, Tensor) and value.described == "parameter"
+        container = isinstance(value, Obj) and value.kind in MODULE_CONTAINERS
+        if parameter or container:
+            found.add((module.info, event.attr))
+    for registration in facts.registrations:
+        if registration.name is None or registration.method != "register_parameter":
+            continue
+        for owner in (registration.within, getattr(registration.module, "info", None)):
+            if owner in classes:
+                found.add((owner, registration.name))
+    return found
+
+
+def _optimized(facts: FileFacts, instances) -> set[tuple[ClassInfo, str]]:
+    """(class, attribute) pairs whose tensor, on some instance, an optimizer is built with
+    (`torch.optim.Adam([model.prompt])`): it is trained, if not registered."""
+    storages: set[int] = set()
+    for built in facts.optimizers:
+        storages |= optimizer(built.params).storages or set()
+    return {
+        (event.module.info, event.attr)
+        for events in instances
+        for event in events
+        if isinstance(event.value, Tensor) and event.value.storage in storages
+    }
+
+
+def _handed_on(facts: FileFacts, instances) -> set[tuple[ClassInfo, str]]:
+    """(class, attribute) pairs whose container, on some instance, holds modules that a
+    list or dict given to another call also holds (`nn.Sequential(*self.layers)`): that
+    call may register them."""
+    passed = set()
+    for event in facts.containers_passed:
+        passed |= {_identity(value) for value in _held(event.value)}
+    found = set()
+    for events in instances:
+        for event in events:
+            if any(_identity(value) in passed for value in _held(event.value)):
+                found.add((event.module.info, event.attr))
+    return found
+
+
+def _registered(obj: Obj) -> set[tuple[str, int]]:
+    """What registers under `obj`: its sub-modules (and theirs, and what registering
+    containers hold) and parameters, as assigned and as read back."""
+    found = {("storage", storage) for storage in owned(obj)}
+    for module in modules(obj):
+        if module is not obj:
+            found.add(_identity(module))
+        for value in module.attrs.values():
+            if isinstance(value, Tensor) and value.described == "parameter":
+                found.add(_identity(value))
+    return found
+
+
+# -- one attribute of one construction ----------------------------------------------------
+
+
+def _unregistered_site(history: list[ModuleAttributeSet], facts: FileFacts):
+    """Where the attribute last set by the constructor became a tensor requiring grad that
+    is no parameter: the assignment, or a later `t.requires_grad = True` on that tensor."""
+    assigned = [event for event in history if not event.grown]
+    if not assigned:
+        return None
+    last = assigned[-1]
+    value = last.value
+    if not isinstance(value, Tensor):
+        return None
+    if value.plain_leaf and value.grad is not Grad.OFF:
+        return last.node
+    if value.view:
+        return None
+    changes = [
+        change
+        for change in facts.requires_grad_changes
+        if change.value.storage == value.storage and not change.value.view
+    ]
+    if changes and becomes_plain_leaf(changes[-1].value, changes[-1].flag):
+        return changes[-1].node
     return None
 
 
-def _elements(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The items a container literal or comprehension holds (dict values), else []."""
-    if isinstance(expr, cst.List | cst.Tuple | cst.Set):
-        return [el.value for el in expr.elements]
-    if isinstance(expr, cst.Dict):
-        return [el.value for el in expr.elements if isinstance(el, cst.DictElement)]
-    if isinstance(expr, cst.ListComp | cst.SetComp | cst.GeneratorExp):
-        return [expr.elt]
-    if isinstance(expr, cst.DictComp):
-        return [expr.value]
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
-        return _elements(expr.left) or _elements(expr.right)  # `[nn.Linear(4, 4)] * n`
-    if _is_builtin_container_call(expr):
-        return _elements(expr.args[0].value)  # `list(nn.Linear(4, 4) for _ in ...)`
-    return []
-
-
-def _is_builtin_container_call(expr: cst.BaseExpression) -> bool:
-    return (
-        isinstance(expr, cst.Call)
-        and dotted(expr.func) in _BUILTIN_CONTAINERS
-        and len(expr.args) == 1
-        and not expr.args[0].star
-    )
-
-
-class _ConstructionWalker(cst.CSTVisitor):
-    """Follows one construction method in source order, tracking locals and `self.x`."""
-
-    def __init__(self, checker: ModuleStateChecker, state: _ClassState) -> None:
-        self.checker = checker
-        self.state = state
-        self.locals: dict[str, _Local] = {}
-        self.passed_locals: set[str] = set()  # local containers handed to other calls
-        self.registered_locals: set[str] = set()  # module locals also stored on self
-        self.container_sources: dict[str, str] = {}  # attr -> the local list it holds
-
-    def run(self, method: cst.FunctionDef) -> None:
-        visit(method.body, self)
-        for attr, source in self.container_sources.items():
-            if source in self.passed_locals:  # also handed to nn.Sequential(*layers), ...
-                self.state.containers.pop(attr, None)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else dotted(func)
-        if isinstance(func, cst.Attribute) and name in _LIST_METHODS:
-            self._grow(func.value, node)
-            return
-        if name in _READING_BUILTINS:
-            return
-        for arg in node.args:
-            if isinstance(arg.value, cst.Name):
-                self.passed_locals.add(arg.value.value)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._assign(target.target, node.value, node)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.operator, cst.AddAssign):
-            self._grow(node.target, node)
-
-    # -- bindings ---------------------------------------------------------------------
-
-    def _assign(self, target: cst.BaseExpression, value: cst.BaseExpression, node) -> None:
-        if isinstance(target, cst.Subscript):  # `self.heads["a"] = nn.Linear(...)`
-            self._grow(target.value, node, value)
-            return
-        if isinstance(target, cst.Attribute) and target.attr.value == "requires_grad":
-            self._enable_grad(target.value, value)
-            return
-        attr = _self_attribute(target)
-        if attr is not None:
-            self._assign_self(attr, value, node)
-        elif isinstance(target, cst.Name):
-            local = self._classify(value)
-            if local is None:
-                self.locals.pop(target.value, None)
-            else:
-                self.locals[target.value] = local
-
-    def _assign_self(self, attr: str, value: cst.BaseExpression, node) -> None:
-        state = self.state
-        for table in (state.grad_tensors, state.containers, state.empty_containers):
-            table.pop(attr, None)
-        state.plain_tensors.discard(attr)
-        if isinstance(value, cst.Name) and value.value in self.locals:
-            local = self.locals[value.value]
-            if local.kind == "module":
-                self.registered_locals.add(value.value)
-            if local.kind == "modules":
-                self.container_sources[attr] = value.value
-            kind = local.kind
-        else:
-            local = self._classify(value)
-            kind = local.kind if local is not None else None
-            if isinstance(value, cst.List | cst.Dict) and not _elements(value):
-                state.empty_containers[attr] = node
-        if kind == "grad_tensor":
-            state.grad_tensors[attr] = node
-        elif kind == "tensor":
-            state.plain_tensors.add(attr)
-        elif kind == "modules":
-            state.containers[attr] = node
-        if self.checker.resolve(_callee(value)) in PARAMETER_CONSTRUCTORS:
-            state.parameters.add(attr)
-
-    def _classify(self, value: cst.BaseExpression) -> _Local | None:
-        if self.checker.module_constructor(value):
-            return _Local("module", value)
-        if isinstance(value, cst.Name) and value.value in self.locals:
-            return self.locals[value.value]
-        kind = self.checker.tensor_kind(value)
-        if kind is not None:
-            return _Local(kind, value)
-        if any(self._holds_module(el) for el in _elements(value)):
-            return _Local("modules", value)
-        if isinstance(value, cst.List | cst.Dict) and not _elements(value):
-            return _Local("empty", value)
+def _container_site(history: list[ModuleAttributeSet], registered) -> ModuleAttributeSet | None:
+    """The event that put unregistered modules or parameters into the attribute's plain
+    container: its assignment, or, for a container assigned empty, where the first ones
+    go in (`self.layers.append(...)`)."""
+    site, empty = None, False
+    for event in history:
+        held = _held(event.value)
+        if event.grown:
+            if site is None and empty and held:
+                site = event
+            continue
+        site = event if held else None
+        empty = _is_empty(event.value)
+    if site is None:
         return None
-
-    def _holds_module(self, element: cst.BaseExpression) -> bool:
-        """A fresh module or parameter, or a nested container holding one."""
-        if self.checker.module_constructor(element):
-            return True
-        if any(self._holds_module(inner) for inner in _elements(element)):
-            return True
-        if isinstance(element, cst.Name):
-            local = self.locals.get(element.value)
-            return (
-                local is not None
-                and local.kind == "module"
-                and element.value not in self.registered_locals
-            )
-        return False
-
-    def _grow(self, container: cst.BaseExpression, node, item=None) -> None:
-        """`x.append(m)`, `x.extend([...])`, `x += [...]`, `x[k] = m` on a container."""
-        items: list[cst.BaseExpression] = []
-        if item is not None:
-            items = [item]
-        elif isinstance(node, cst.AugAssign):
-            items = _elements(node.value)
-        elif isinstance(node, cst.Call) and node.args:
-            value = node.args[-1].value
-            extend = isinstance(node.func, cst.Attribute) and node.func.attr.value == "extend"
-            items = _elements(value) if extend else [value]
-        if not any(self._holds_module(i) for i in items):
-            return
-        attr = _self_attribute(container)
-        if attr is not None and attr in self.state.empty_containers:
-            # reported where the modules go in: the empty literal is not the mistake
-            self.state.empty_containers.pop(attr)
-            self.state.containers[attr] = node
-        elif isinstance(container, cst.Name):
-            local = self.locals.get(container.value)
-            if local is not None and local.kind == "empty":
-                self.locals[container.value] = _Local("modules", local.node)
-
-    def _enable_grad(self, owner: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        """`t.requires_grad = True` on a plain tensor local or attribute."""
-        if not _literal_true(value):
-            return
-        attr = _self_attribute(owner)
-        if attr is not None and attr in self.state.plain_tensors:
-            self.state.grad_tensors[attr] = owner
-        elif isinstance(owner, cst.Name):
-            local = self.locals.get(owner.value)
-            if local is not None and local.kind == "tensor":
-                self.locals[owner.value] = _Local("grad_tensor", local.node)
+    unregistered = [v for v in _held(history[-1].value) if _identity(v) not in registered]
+    return site if unregistered else None
 
 
-def _callee(value: cst.BaseExpression) -> cst.BaseExpression:
-    return value.func if isinstance(value, cst.Call) else value
+def _held(value, depth: int = 3) -> list:
+    """The modules and parameters a list, tuple or dict holds (nested ones too)."""
+    if not isinstance(value, Seq | Mapping) or not depth:
+        return []
+    if isinstance(value, Seq):
+        items = list(value.items)
+    else:
+        items = [item for _, item in value.items] + [value.others]
+    found = []
+    for item in items:
+        module = isinstance(item, Obj) and item.is_module
+        if module or (isinstance(item, Tensor) and item.described == "parameter"):
+            found.append(item)
+        else:
+            found.extend(_held(item, depth - 1))
+    return found
+
+
+def _identity(value: Obj | Tensor) -> tuple[str, int]:
+    if isinstance(value, Tensor):
+        return ("storage", value.storage)
+    return ("module", id(value))
+
+
+def _is_empty(value) -> bool:
+    if isinstance(value, Seq):
+        return not value.items and not value.any_length
+    return isinstance(value, Mapping) and not value.items and value.others is None
 
 
 def _unregistered_witness(attr: str) -> Witness:

@@ -8,7 +8,7 @@ import libcst as cst
 
 from gradlint.analysis.context import ClassInfo
 from gradlint.analysis.dataflow.graphs import Freed, GraphNode, Step
-from gradlint.analysis.dataflow.values import Cut, Grad, Obj, Tensor, Value
+from gradlint.analysis.dataflow.values import Cut, Grad, Mapping, Obj, Seq, Tensor, Value
 
 
 @dataclass(frozen=True)
@@ -120,13 +120,43 @@ class DataAssigned:
 @dataclass(eq=False)
 class ModuleAttributeSet:
     """`module.attr = value` on an nn.Module instance (`module` None: on every module of
-    `model.modules()` / `children()`)."""
+    `model.modules()` / `children()`), inside `body`; `source` is the expression assigned.
+    `grown`: the attribute's list or dict grown in place (`module.attr.append(v)`,
+    `extend`, `insert`, `+=`, `module.attr[key] = v`), `value` then a Seq of what it holds
+    after (for a dict, its values)."""
 
     node: cst.CSTNode
     written: str  # the module's expression
     module: Obj | None
     attr: str
     value: Value | None
+    body: Body | None = None
+    source: cst.BaseExpression | None = None
+    grown: bool = False
+
+
+@dataclass(eq=False)
+class ModuleRegistration:
+    """`module.add_module(name, m)`, `register_module`, `register_parameter`,
+    `__setattr__` or `setattr(module, name, v)`: `name` None when not a literal, `module`
+    None when not proven a module instance; `within` the class whose method runs it."""
+
+    node: cst.Call
+    method: str
+    module: Obj | None
+    within: ClassInfo | None
+    name: str | None
+
+
+@dataclass(eq=False)
+class ContainerPassed:
+    """A list, tuple or dict given to a call that may keep what it holds
+    (`nn.Sequential(*layers)`, `nn.ModuleList(blocks)`, `build(layers)`): not to the
+    builtins that only read or copy it (`len`, `enumerate`, `list`, ...) nor to a list's
+    own `append` / `extend` / `insert`."""
+
+    node: cst.Call
+    value: Seq | Mapping
 
 
 @dataclass(eq=False)

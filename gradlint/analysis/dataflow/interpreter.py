@@ -34,6 +34,7 @@ from gradlint.analysis.dataflow.events import (
     Body,
     BuiltInForward,
     CheckpointCall,
+    ContainerPassed,
     CutFed,
     DataAssigned,
     DataWrite,
@@ -43,6 +44,7 @@ from gradlint.analysis.dataflow.events import (
     InplaceEdit,
     ModuleAttributeSet,
     ModuleCall,
+    ModuleRegistration,
     OptimizerBuilt,
     RequiresGradChange,
     Returned,
@@ -71,6 +73,7 @@ from gradlint.analysis.dataflow.values import (
     Size,
     Tensor,
     Value,
+    becomes_plain_leaf,
     join,
     new_storage,
     same_items,
@@ -135,6 +138,11 @@ _MAPPED_ITEMS = 8  # comprehensions over longer literals keep one item for all
 _ITERATION_BUILTINS = frozenset(
     {"enumerate", "zip", "list", "tuple", "reversed", "sorted", "iter", "range"}
 )
+# builtins that only read the containers they are given, or copy their items
+_READING_BUILTINS = _ITERATION_BUILTINS | {"len", "print", "isinstance", "set"}
+_LIST_GROWTH = frozenset({"append", "extend", "insert"})
+# calls registering a module's attribute by name
+_REGISTERING = frozenset({"add_module", "register_module", "register_parameter", "__setattr__"})
 
 
 @dataclass
@@ -229,6 +237,8 @@ class FileFacts:
         self.zeroed: set[int] = set()  # parameters some `zero_grad()` clears, by storage
         self.data_assigned: list[DataAssigned] = []
         self.module_attributes: list[ModuleAttributeSet] = []
+        self.registrations: list[ModuleRegistration] = []
+        self.containers_passed: list[ContainerPassed] = []
         self.optimizers: list[OptimizerBuilt] = []
         self.applied: list[FunctionApplied] = []
         self.returns: list[Returned] = []
@@ -710,8 +720,11 @@ class Interpreter:
         for target in node.targets:
             target = target.target
             if isinstance(target, cst.Subscript):
-                self.eval(target.value, state, frame)
+                container = self.eval(target.value, state, frame)
                 self._eval_index(target, state, frame)
+                if isinstance(container, Seq | Mapping):  # `self.heads[key] = layer`
+                    items = _items(container)
+                    self._grown_attribute(node, target.value, [*items, value], state, frame)
                 mask = self._is_mask(target, state)
                 form = "t[t > 0] = 0.0" if mask else "t[0] = 0.0"
                 edit = _Edit(node, target.value, form, mask=mask, proves_tensor=mask)
@@ -753,7 +766,13 @@ class Interpreter:
         form = _AUG_FORMS.get(type(node.operator).__name__, "t += 1.0")
         current = self.eval(target, state, frame)
         if isinstance(current, Seq) and isinstance(node.operator, cst.AddAssign):
-            self._bind(target, _sequence_arithmetic(cst.Add(), current, source), state, frame)
+            # `xs += ys` extends the list in place with ys's items: `xs + ys`
+            if isinstance(source, Seq):
+                items = [*current.items, *source.items]
+                self._grown_attribute(node, target, items, state, frame)
+            name = dotted(target)
+            if name is not None:
+                state.env[name] = _sequence_arithmetic(cst.Add(), current, source)
             return
         self._edit(_Edit(node, target, form), state, frame)
         self._written_into(target, [source], state, frame)
@@ -769,7 +788,7 @@ class Interpreter:
             if name is None:
                 return
             if isinstance(target, cst.Attribute):
-                self._set_attribute(target, value, state, frame)
+                self._set_attribute(target, value, state, frame, source)
             state.env[name] = value
             frame.bound_at[name] = frame.order
             for pending in state.pending:
@@ -806,21 +825,40 @@ class Interpreter:
                 state.env[bound_name] = refined
         return dims
 
-    def _set_attribute(self, target: cst.Attribute, value, state: State, frame: Frame) -> None:
+    def _set_attribute(self, target: cst.Attribute, value, state: State, frame: Frame, source=None):
         """`obj.attr = value` stores into the instance (a heap cell, flow-insensitive)."""
         owner = self.eval(target.value, state, frame)
-        self._module_attribute(target, owner, value)
+        self._module_attribute(target, owner, value, frame, source)
         if isinstance(owner, Obj) and not owner.torch_layer:
             owner.attrs[target.attr.value] = value
         if isinstance(owner, Modules) and target.attr.value == "inplace" and _truth(value):
             _force_inplace(owner.owner, frame.statement)
 
-    def _module_attribute(self, target: cst.Attribute, owner, value) -> None:
+    def _module_attribute(self, target, owner, value, frame: Frame, source=None, grown=None):
+        """A ModuleAttributeSet event at `target` (`grown`: the node growing the attribute's
+        container in place)."""
         if isinstance(owner, Modules) or (isinstance(owner, Obj) and owner.is_module):
             module = owner if isinstance(owner, Obj) else None
             written = self._text(target.value)
-            event = ModuleAttributeSet(target, written, module, target.attr.value, value)
+            node = grown if grown is not None else target
+            event = ModuleAttributeSet(
+                node,
+                written,
+                module,
+                target.attr.value,
+                value,
+                frame.body,
+                source,
+                grown is not None,
+            )
             self.facts.module_attributes.append(event)
+
+    def _grown_attribute(self, node, target, items: list, state: State, frame: Frame) -> None:
+        """`module.attr.append(v)` / `extend` / `+=` / `module.attr[k] = v`: the event of
+        the attribute's container, holding its former `items` and the added ones."""
+        if isinstance(target, cst.Attribute):
+            owner = self._peek(target.value, state, frame)
+            self._module_attribute(target, owner, Seq(tuple(items)), frame, grown=node)
 
     def _bind_loop_target(self, target, source, state: State, frame: Frame, iteration) -> None:
         """The loop variable of round `iteration`: over a literal of two items, each round
@@ -847,7 +885,7 @@ class Interpreter:
         expr = target.value
         value = self.eval(expr, state, frame)
         name = dotted(expr)
-        self._module_attribute(target, value, Const(flag) if flag is not None else None)
+        self._module_attribute(target, value, Const(flag) if flag is not None else None, frame)
         if isinstance(value, Tensor):
             change = RequiresGradChange(target, self._text(expr), value, flag, True)
             self.facts.requires_grad_changes.append(change)
@@ -856,7 +894,10 @@ class Interpreter:
                 grad = Grad.LEAF
             else:
                 grad = Grad.UNKNOWN
-            state.env[name] = replace(value, grad=grad, buffer=False, described="leaf tensor")
+            plain = becomes_plain_leaf(value, flag)
+            state.env[name] = replace(
+                value, grad=grad, buffer=False, described="leaf tensor", plain_leaf=plain
+            )
         for owner in self._owners(expr, state, frame):
             if flag is not True:
                 owner.frozen = True
@@ -915,7 +956,7 @@ class Interpreter:
             if isinstance(expr.operator, cst.Minus) and isinstance(operand, Const):
                 return _constant_arithmetic(cst.Subtract(), 0, operand.value)
             return None
-        if isinstance(expr, cst.Tuple | cst.List):
+        if isinstance(expr, cst.Tuple | cst.List | cst.Set):
             items = [self.eval(e.value, state, frame) for e in expr.elements]
             if any(isinstance(e, cst.StarredElement) for e in expr.elements):
                 return None
@@ -930,7 +971,7 @@ class Interpreter:
                 if isinstance(key, cst.SimpleString):
                     items.append((literal_value(key), value))
             return Mapping(tuple(items))
-        if isinstance(expr, cst.ListComp | cst.GeneratorExp):
+        if isinstance(expr, cst.ListComp | cst.GeneratorExp | cst.SetComp | cst.DictComp):
             return self._comprehension(expr, state, frame)
         if isinstance(expr, cst.Comparison):
             left = self._quietly(NO_GRADIENT, expr.left, state, frame)
@@ -975,15 +1016,17 @@ class Interpreter:
             return value
         return None
 
-    def _comprehension(self, expr: cst.ListComp | cst.GeneratorExp, state: State, frame: Frame):
+    def _comprehension(self, expr, state: State, frame: Frame):
         """Over a short sequence of known length, one item per item, each computed from its
         own (`[torch.randn(2, 8) for _ in range(6)]` holds six); otherwise the element
         twice, as a loop's body. Either way each element sees what the one before saved or
-        edited (`[model(x) for x in batches]`); saved tensors and graphs flow out."""
+        edited (`[model(x) for x in batches]`); saved tensors and graphs flow out. A dict
+        comprehension is a Mapping whose every key holds what its value is."""
         inner = state.copy()
         clause = expr.for_in
         source = self.eval(clause.iter, inner, frame)
-        if _maps_items(expr, clause, source):
+        mapping = isinstance(expr, cst.DictComp)
+        if not mapping and _maps_items(expr, clause, source):
             items = []
             for item in source.items:
                 self._bind(clause.target, item, inner, frame)
@@ -996,9 +1039,13 @@ class Interpreter:
             for clause in _comp_clauses(expr.for_in):
                 source = self.eval(clause.iter, inner, frame)
                 self._bind(clause.target, _element(source, self.freezes), inner, frame)
-            values.append(self.eval(expr.elt, inner, frame))
+            if mapping:
+                self.eval(expr.key, inner, frame)
+            values.append(self.eval(expr.value if mapping else expr.elt, inner, frame))
         state.saved.update(inner.saved)
         state.graphs = state.graphs.join(inner.graphs)
+        if mapping:
+            return Mapping((), others=_either_history(*values))
         return Seq((_either_history(*values),), any_length=True)
 
     def _quietly(self, mode: str | None, expr: cst.BaseExpression, state: State, frame: Frame):
@@ -1233,6 +1280,8 @@ class Interpreter:
         )
         if grad is Grad.OFF and any(t.frozen_made for t in tensors):
             result = replace(result, frozen_made=True)
+        if grad is Grad.ON and all(t.plain_leaf for t in tensors if t.grad is not Grad.OFF):
+            result = replace(result, plain_leaf=True)
         if storage in saved_storages:
             setup = _saved_output_setup(spelled, len(inputs))
             self._mark_saved(result, Saver(label, setup), state)
@@ -1293,8 +1342,10 @@ class Interpreter:
             follow = isinstance(func.value, cst.Name) and values_and_indices(method, call)
             mode = FOLLOW if follow and state.uses.quiet is None else state.uses.quiet
             receiver = self._quietly(mode, func.value, state, frame)
-        args = self._arguments(call, state, frame)
+        keeps = self._may_keep(func, receiver, state)
+        args = self._arguments(call, state, frame, keeps)
         state.uses.quiet = quiet
+        self._registration(call, method, receiver, args, state, frame)
         if isinstance(func, cst.Attribute) and func.attr.value == "backward":
             # `loss.backward()`, or `fabric.backward(loss)`: the loss is the argument when
             # the receiver is not a tensor
@@ -1521,10 +1572,14 @@ class Interpreter:
             return Seq((_element(positional[0], self.freezes),), any_length=True)
         return None
 
-    def _arguments(self, call: cst.Call, state: State, frame: Frame):
+    def _arguments(self, call: cst.Call, state: State, frame: Frame, keeps: bool = False):
+        """The values of `call`'s arguments; `keeps`: the callee may keep the lists and
+        dicts it is given (a ContainerPassed event for each)."""
         positional, keywords = [], {}
         for arg in call.args:
             value = self.eval(arg.value, state, frame)
+            if keeps and isinstance(value, Seq | Mapping):
+                self.facts.containers_passed.append(ContainerPassed(call, value))
             if arg.star == "*" and isinstance(value, Seq) and not value.any_length:
                 positional.extend(value.items)
             elif arg.star == "*" and isinstance(value, Seq) and value.cycle:
@@ -1536,6 +1591,33 @@ class Interpreter:
             else:
                 positional.append(value)
         return positional, keywords
+
+    def _may_keep(self, func: cst.BaseExpression, receiver, state: State) -> bool:
+        """A call that may keep the containers it is given: not a builtin that only reads
+        or copies them, nor a list's own growth (`xs.extend(ys)` keeps ys's items in xs)."""
+        if isinstance(func, cst.Name) and func.value not in state.env:
+            return func.value not in _READING_BUILTINS
+        if isinstance(func, cst.Attribute) and func.attr.value in _LIST_GROWTH:
+            return isinstance(receiver, Obj)  # `blocks.extend(layers)` on a ModuleList
+        return True
+
+    def _registration(self, call: cst.Call, method, receiver, args, state: State, frame: Frame):
+        """A ModuleRegistration event for `m.add_module(...)`-like calls and `setattr`."""
+        positional, _ = args
+        if method in _REGISTERING:
+            module, label = receiver, positional[0] if positional else None
+        elif isinstance(call.func, cst.Name) and call.func.value == "setattr":
+            if "setattr" in state.env:
+                return
+            module = positional[0] if positional else None
+            label = positional[1] if len(positional) > 1 else None
+            method = "setattr"
+        else:
+            return
+        module = module if isinstance(module, Obj) and module.is_module else None
+        name = label.value if isinstance(label, Const) and isinstance(label.value, str) else None
+        event = ModuleRegistration(call, method, module, frame.owner, name)
+        self.facts.registrations.append(event)
 
     def _super_call(self, call, name: str, args, state: State, frame: Frame):
         owner = frame.owner
@@ -1675,10 +1757,13 @@ class Interpreter:
             grad = Grad.UNKNOWN
             if change.flag is not None and value.grad in (Grad.OFF, Grad.LEAF):
                 grad = Grad.LEAF if change.flag else Grad.OFF
+            plain = becomes_plain_leaf(value, change.flag)
             for name, bound in list(state.env.items()):
                 if isinstance(bound, Tensor) and bound.storage == value.storage and not bound.view:
                     described = "leaf tensor" if grad is Grad.LEAF else bound.described
-                    state.env[name] = replace(bound, grad=grad, buffer=False, described=described)
+                    state.env[name] = replace(
+                        bound, grad=grad, buffer=False, described=described, plain_leaf=plain
+                    )
 
     def _apply_function(self, call, info: ClassInfo, args, state: State, frame: Frame):
         """`MyFunction.apply(...)`: its forward runs without grad on the same tensors, what
@@ -1968,14 +2053,17 @@ class Interpreter:
                 self.facts.requires_grad_changes.append(change)
                 leaf = flag is True and receiver.grad in (Grad.OFF, Grad.LEAF)
                 grad = Grad.LEAF if leaf else Grad.UNKNOWN
-                result = replace(receiver, grad=grad, buffer=False, described="leaf tensor")
+                plain = becomes_plain_leaf(receiver, flag)
+                result = replace(
+                    receiver, grad=grad, buffer=False, described="leaf tensor", plain_leaf=plain
+                )
                 name = dotted(func.value)
                 if name is not None and name in state.env:
                     state.env[name] = result
                 return result
             return receiver
-        if isinstance(receiver, Seq) and method in ("append", "extend", "insert"):
-            self._grow(func.value, receiver, method, positional, state)
+        if isinstance(receiver, Seq) and method in _LIST_GROWTH:
+            self._grow(call, func.value, receiver, method, positional, state, frame)
             return None
         if not isinstance(receiver, Tensor):
             return None
@@ -2126,21 +2214,28 @@ class Interpreter:
             return None
         return copies
 
-    def _grow(self, expr, sequence: Seq, method: str, positional: list, state: State) -> None:
-        """`xs.append(v)`: from then on `xs` holds any number of items, each one of what it
+    def _grow(self, node, expr, sequence: Seq, method: str, positional: list, state, frame) -> None:
+        """`xs.append(v)` (`extend`, `insert`): an exact list one item (or `v`'s items)
+        longer; otherwise from then on `xs` holds any number of items, each one of what it
         held or `v` (joined)."""
+        if not positional:
+            return
+        extended = positional[0]
+        if method != "extend":
+            self._grown_attribute(node, expr, [*sequence.items, positional[-1]], state, frame)
+        elif isinstance(extended, Seq):
+            self._grown_attribute(node, expr, [*sequence.items, *extended.items], state, frame)
         name = dotted(expr)
         if name is None or name not in state.env:
             return
-        if not sequence.any_length and method in ("append", "extend") and positional:
-            more = positional[0]
-            if method == "append":  # `layers.append(conv)`: the list, one item longer
-                state.env[name] = Seq((*sequence.items, more))
-                return
-            if isinstance(more, Seq) and not more.any_length:
-                state.env[name] = Seq(sequence.items + more.items)
-                return
-        added = positional[-1:] if method != "extend" else [_element(positional[0], self.freezes)]
+        if not sequence.any_length and method == "append":  # `layers.append(conv)`
+            state.env[name] = Seq((*sequence.items, extended))
+            return
+        exact = isinstance(extended, Seq) and not extended.any_length
+        if not sequence.any_length and method == "extend" and exact:
+            state.env[name] = Seq(sequence.items + extended.items)
+            return
+        added = positional[-1:] if method != "extend" else [_element(extended, self.freezes)]
         item = None
         for position, value in enumerate([*sequence.items, *added]):
             item = value if position == 0 else join(item, value)
@@ -2247,6 +2342,14 @@ def _truth(value) -> bool | None:
     if isinstance(value, Const) and isinstance(value.value, bool | int | str | type(None)):
         return bool(value.value)
     return None
+
+
+def _items(container: Seq | Mapping) -> list:
+    """What a list, tuple or dict holds (a dict: its values)."""
+    if isinstance(container, Seq):
+        return list(container.items)
+    others = [container.others] if container.others is not None else []
+    return [value for _, value in container.items] + others
 
 
 def _storages(value, depth: int = 2):
@@ -2357,7 +2460,12 @@ def _factory(qualified: str, requires_grad: bool | None) -> Tensor:
     contiguous = not qualified.endswith("_like")  # `*_like` keeps its model's layout
     if requires_grad:
         return Tensor(
-            storage, Grad.LEAF, is_tensor=True, described="leaf tensor", contiguous=contiguous
+            storage,
+            Grad.LEAF,
+            is_tensor=True,
+            described="leaf tensor",
+            contiguous=contiguous,
+            plain_leaf=True,
         )
     buffer = qualified.rpartition(".")[2].removesuffix("_like") in _BUFFER_FACTORIES
     return Tensor(storage, Grad.OFF, is_tensor=True, buffer=buffer, contiguous=contiguous)
@@ -2480,7 +2588,15 @@ def _variable(call: cst.Call, data) -> Tensor | None:
     if flag is None and _argument(call, "requires_grad", 1) is not None:
         return replace(data, grad=Grad.UNKNOWN, leaf_view=False, buffer=False)
     if flag:
-        return replace(data, grad=Grad.LEAF, leaf_view=False, buffer=False, described="leaf tensor")
+        plain = becomes_plain_leaf(data, True)
+        return replace(
+            data,
+            grad=Grad.LEAF,
+            leaf_view=False,
+            buffer=False,
+            described="leaf tensor",
+            plain_leaf=plain,
+        )
     return replace(data, grad=Grad.OFF, leaf_view=False)
 
 
@@ -2591,8 +2707,8 @@ def _is_optimizer_class(qualified: str) -> bool:
 
 
 def _sequence_arithmetic(operator, a, b):
-    """`[x] + rest` and `[x] * n` on lists and tuples."""
-    name = type(operator).__name__
+    """`[x] + rest` and `[x] * n` on lists and tuples (`xs += ys` too)."""
+    name = type(operator).__name__.removesuffix("Assign")
     if name == "Add" and isinstance(a, Seq) and isinstance(b, Seq):
         if not a.any_length and not b.any_length:
             return Seq(a.items + b.items)

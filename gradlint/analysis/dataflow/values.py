@@ -78,6 +78,9 @@ class Tensor:
     cut: Cut | None = field(default=None, repr=False)
     # an additive term of it was cut from the parameters' graph (cuts.py)
     dropped: Cut | None = field(default=None, repr=False)
+    # requires grad (unless `grad` is OFF), only through leaves that are not parameters:
+    # made with `requires_grad=True` / `requires_grad_()`, or computed from such alone
+    plain_leaf: bool = False
 
     def derived(self, grad: Grad | None = None, is_tensor: bool | None = None) -> Tensor:
         """A new tensor computed from this one."""
@@ -90,6 +93,7 @@ class Tensor:
             graph=self.graph if grad is Grad.ON else None,
             frozen_made=self.frozen_made and grad is Grad.OFF,
             cut=self.cut,
+            plain_leaf=self.plain_leaf and grad is Grad.ON,
         )
 
     def grad_of_result(self) -> Grad:
@@ -111,6 +115,7 @@ class Tensor:
                 contiguous=False,
                 graph=graph,
                 shape=None,
+                plain_leaf=self.plain_leaf and grad is not Grad.OFF,
             )
         of_leaf = self.grad is Grad.LEAF or self.leaf_view
         grad = Grad.ON if of_leaf else self.grad
@@ -168,9 +173,11 @@ class Seq:
 
 @dataclass(frozen=True)
 class Mapping:
-    """A dict literal with string keys."""
+    """A dict literal with string keys; `others`: what every other key holds (the value
+    of a dict comprehension)."""
 
     items: tuple[tuple[str, Value | None], ...]
+    others: Value | None = None
 
     def get(self, key: str | None) -> Value | None:
         return dict(self.items).get(key) if key is not None else None
@@ -245,6 +252,16 @@ class ClassRef:
     info: ClassInfo
 
 
+def becomes_plain_leaf(value: Tensor, flag: bool | None) -> bool:
+    """Whether `requires_grad` set to `flag` on `value` makes it a leaf requiring grad that
+    is not a parameter (a tensor that needed no grad, or such a leaf already)."""
+    if flag is not True:
+        return False
+    if value.grad is Grad.OFF:
+        return value.described != "parameter"
+    return value.grad is Grad.LEAF and value.plain_leaf
+
+
 Value = (
     Tensor
     | Const
@@ -282,6 +299,7 @@ def join(a: Value | None, b: Value | None) -> Value | None:
                 shape=a.shape if a.shape == b.shape else None,
                 cut=cut,
                 dropped=a.dropped or b.dropped,
+                plain_leaf=a.plain_leaf and b.plain_leaf,
             )
         described = a.described if a.described == b.described else ""
         shape = a.shape if a.shape == b.shape else None
@@ -295,6 +313,7 @@ def join(a: Value | None, b: Value | None) -> Value | None:
             shape=shape,
             cut=cut,
             dropped=a.dropped or b.dropped,  # a term cut on one path is cut whenever present
+            plain_leaf=a.plain_leaf and b.plain_leaf,
         )
     if isinstance(a, Seq) and isinstance(b, Seq):
         return _join_sequences(a, b)
