@@ -694,7 +694,7 @@ class ShapeFlow:
         if isinstance(first, cst.Attribute):  # `args.batch_size`, `self.batch_size`: a setting
             written = dotted(first)
         hard_coded = isinstance(first, cst.Integer | cst.Attribute) or (
-            written is not None and written.isupper() and written in self.constants
+            written is not None and written in self.constants  # `batch_size = 32` above
         )
         if hard_coded:
             self._record(Conflict("batch_literal", node, (shape,), name, (size, written or "")))
