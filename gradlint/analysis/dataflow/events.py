@@ -256,9 +256,11 @@ class TrainingEvent:
     run: int
     path: tuple[Place, ...]
     time: int
-    receiver: Value | None = None  # step, zero_grad: what the method is called on
+    # step, zero_grad: what the method is called on; optimizer: the one built; forward:
+    # the module called
+    receiver: Value | None = None
     argument: Value | None = None  # step: its first positional argument (an optimizer?)
-    storages: frozenset[int] | None = None  # zero_grad, forward: the parameters it holds
+    storages: frozenset[int] | None = None  # zero_grad: the parameters its receiver holds
     accumulates: bool = True  # backward: fills `.grad` (autograd.grad does not)
     nodes: tuple[GraphNode, ...] = ()  # backward: the live nodes its graph reaches
     end: int = 0  # forward: when the call returned
