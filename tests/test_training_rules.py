@@ -477,3 +477,105 @@ def test_wgan_gp_with_critic_iterations_is_quiet():
                 optimizer_G.step()
         """
     )
+
+
+# -- the interpreter's view: helpers run inline, values through attribute chains -------
+
+
+def test_missing_zero_grad_in_a_helper_is_reported_at_its_call_without_a_fix():
+    (finding,) = lint(
+        """
+        import torch
+        import torch.nn as nn
+
+        def train_step(model, opt, x):
+            model(x).pow(2).mean().backward()
+            opt.step()
+
+        net = nn.Linear(3, 1)
+        optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+        for x in [torch.randn(2, 3)] * 3:
+            train_step(net, optimizer, x)
+        """
+    )
+    assert (finding.code, finding.line, finding.fix) == ("GL503", 12, None)
+    assert "`zero_grad()` on that optimizer" in finding.message
+
+
+def test_an_optimizer_rebuilt_each_iteration_over_the_same_parameters_still_accumulates():
+    assert codes(
+        """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(3, 1)
+        for x in [torch.randn(2, 3)] * 3:
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            model(x).pow(2).sum().backward()
+            opt.step()
+        """
+    ) == ["GL503"]
+
+
+def test_an_optimizer_over_a_tensor_made_in_the_loop_restarts_each_iteration():
+    assert not codes(
+        """
+        import torch
+        from pipeline import unet, scheduler
+
+        def edit(latents, timesteps):
+            for t in timesteps:
+                x_in = scheduler.scale(latents, t).detach().clone()
+                x_in.requires_grad = True
+                opt = torch.optim.SGD([x_in], lr=0.1)
+                unet(x_in, t).sum().backward()
+                opt.step()
+                latents = x_in.detach()
+            return latents
+        """
+    )
+
+
+def test_autograd_grad_does_not_fill_grad():
+    assert not codes(
+        """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(3, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x in [torch.randn(2, 3)] * 3:
+            loss = model(x).pow(2).mean()
+            grads = torch.autograd.grad(loss, list(model.parameters()))
+            opt.step()
+        """
+    )
+
+
+def test_zero_grad_of_a_submodule_holding_the_stepped_parameters_clears_them():
+    assert not codes(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(4, 6)
+                self.head = nn.Linear(6, 1)
+
+            def forward(self, x):
+                return self.head(self.body(x))
+
+        class Trainer:
+            def __init__(self):
+                self.model = Net()
+                self.optimizer = torch.optim.Adam(self.model.head.parameters())
+
+            def fit(self, batches):
+                for x in batches:
+                    self.model.head.zero_grad()
+                    self.model(x).mean().backward()
+                    self.optimizer.step()
+        """
+    )

@@ -257,3 +257,44 @@ class ShapeConflict:
     operands: tuple
     op: str = ""
     extra: tuple = field(default=())
+
+
+@dataclass(frozen=True)
+class Place:
+    """A choice of control flow an event sits under: branch `index` of an `if` (0: its
+    body, 1: its else), part `index` of a `try` (0: its body, k: its k-th handler), pass
+    `index` (0 or 1) of a loop, or a call of a function of the file run inline."""
+
+    kind: str  # "if", "try", "loop" or "call"
+    node: cst.CSTNode
+    index: int = 0
+
+
+@dataclass(eq=False)
+class TrainingEvent:
+    """A step of training as the interpreter met it, for the training-loop rules. `kind`:
+    "backward" (`x.backward(...)` of anything, `torch.autograd.backward` / `grad`),
+    "step" (`x.step(...)` of anything: the rules tell optimizers apart), "zero_grad"
+    (`x.zero_grad()`), "clear" (a `.grad` assigned, deleted or edited in place; a call
+    of a function named like zero_grad, or of a function the file defines to clear
+    gradients), "optimizer" (a `torch.optim` optimizer built: `receiver`, the very value
+    its steps are called on) or "forward" (a module called, from `time` to `end`).
+
+    `run` tells the analysed bodies apart (the module, each function on its own), `path`
+    is where the event sits in it (branches, loop passes, inlined calls), `time` orders it
+    against the other events and the graph nodes (graphs.tick)."""
+
+    kind: str
+    node: cst.CSTNode
+    line: cst.CSTNode | None  # the statement line holding it
+    run: int
+    path: tuple[Place, ...]
+    time: int
+    # step, zero_grad: what the method is called on; optimizer: the one built; forward:
+    # the module called
+    receiver: Value | None = None
+    argument: Value | None = None  # step: its first positional argument (an optimizer?)
+    storages: frozenset[int] | None = None  # zero_grad: the parameters its receiver holds
+    accumulates: bool = True  # backward: fills `.grad` (autograd.grad does not)
+    nodes: tuple[GraphNode, ...] = ()  # backward: the live nodes its graph reaches
+    end: int = 0  # forward: when the call returned

@@ -46,9 +46,11 @@ from gradlint.analysis.dataflow.events import (
     ModuleCall,
     ModuleRegistration,
     OptimizerBuilt,
+    Place,
     RequiresGradChange,
     Returned,
     Saver,
+    TrainingEvent,
 )
 from gradlint.analysis.dataflow.shapes import ShapeFlow, row_shape
 from gradlint.analysis.dataflow.uses import (
@@ -221,6 +223,7 @@ class Frame:
     data_writes: list[tuple[int, cst.CSTNode, str]] = field(default_factory=list)
     backward_calls: list[tuple[int, int]] = field(default_factory=list)
     statement: cst.CSTNode | None = None
+    line: cst.CSTNode | None = None  # the statement line being interpreted
     exits: list[State] = field(default_factory=list)  # the states its returns leave
     sets_grad: bool = False  # switches grad mode for its caller too (set_grad_enabled)
 
@@ -245,6 +248,7 @@ class FileFacts:
         self.grad_reads: list[GradRead] = []
         self.checkpoints: list[CheckpointCall] = []
         self.built_in_forward: list[BuiltInForward] = []
+        self.training: list[TrainingEvent] = []  # backward / step / zero_grad ... in order
         # functions some call site reaches, and methods of classes built by other code of
         # the file: their arguments come from callers the file shows
         self.called: set[cst.FunctionDef] = set()
@@ -293,6 +297,9 @@ class Interpreter:
         self.shapes = ShapeFlow(imports, module, scan.by_callee)
         self.dirty = {node: frozenset(names) for node, names in scan.dirty.items()}
         self.freezes = scan.freezes
+        self.clearing = {  # names of the file's functions whose body clears gradients
+            node.name.value for node in self.functions if scan.by_body[node].clears
+        }
         self.building_blocks = scan.built_inside
         self.modules = {info for info in index.by_node.values() if self._is_module(info)}
         self.differentiated = self._differentiated()
@@ -306,6 +313,9 @@ class Interpreter:
         self.values: dict[cst.CSTNode, tuple[Value | None, int]] = {}  # last value, stamp
         self.evals = 0
         self._texts: dict[cst.CSTNode, str] = {}
+        self.runs = 0  # bodies analysed so far (TrainingEvent.run)
+        self.run_number = 0
+        self.path: tuple[Place, ...] = ()  # where the statement interpreted sits in its run
 
     def _text(self, node: cst.CSTNode) -> str:
         """`node`'s source text, generated once per node (bodies run once per call site)."""
@@ -316,9 +326,23 @@ class Interpreter:
             text = self._texts[node] = self.module.code_for_node(node)
         return text
 
+    def _enter_run(self) -> tuple[int, tuple[Place, ...]]:
+        """A new body analysed on its own, for the training events; returns the run to
+        resume after it."""
+        outer = (self.run_number, self.path)
+        self.runs += 1
+        self.run_number, self.path = self.runs, ()
+        return outer
+
+    def _trace(self, kind: str, node: cst.CSTNode, frame: Frame, time=None, **facts) -> None:
+        time = graphs.tick() if time is None else time
+        event = TrainingEvent(kind, node, frame.line, self.run_number, self.path, time, **facts)
+        self.facts.training.append(event)
+
     # -- entry --------------------------------------------------------------------------
 
     def run(self) -> None:
+        self._enter_run()
         body = Body(None, None, None in self.differentiated, None)
         frame = Frame(body, None, 0)
         state = State({}, grad=True)
@@ -359,6 +383,7 @@ class Interpreter:
         forward = node if role == "module_forward" else None
         body = Body(node, role, node in self.differentiated, node, dirty, forward)
         frame = Frame(body, owner, 0)
+        self._enter_run()
         env: dict[str, Value | None] = {}
         params = _positional(node, owner, role)
         for param in params:
@@ -493,9 +518,11 @@ class Interpreter:
         body = Body(init, None, False, None)
         frame = Frame(body, owner, MAX_DEPTH - 1)  # helpers building layers, one level
         env = self._bind_call(init, owner, obj, args)
+        outer = self._enter_run()
         self.stack.append(init)
         self._block(init.body.body, State(env, grad=True), frame)
         self.stack.pop()
+        self.run_number, self.path = outer
 
     def torch_layer(self, qualified: str, call: cst.Call, args) -> Obj:
         facts = knowledge.layer(qualified)
@@ -526,8 +553,18 @@ class Interpreter:
             current = self._statement(statement, current, frame)
         return current
 
+    def _block_at(self, place: Place, statements, state: State, frame: Frame) -> State | None:
+        """`_block` with the training events placed under `place`."""
+        outer = self.path
+        self.path = (*outer, place)
+        try:
+            return self._block(statements, state, frame)
+        finally:
+            self.path = outer
+
     def _statement(self, statement: cst.CSTNode, state: State, frame: Frame) -> State | None:
         frame.statement = statement
+        frame.line = statement if isinstance(statement, cst.SimpleStatementLine) else None
         if frame.body.node is None:
             self.globals = state.env
         if isinstance(statement, cst.SimpleStatementLine):
@@ -536,6 +573,8 @@ class Interpreter:
                 if self._small(small, state, frame) is None:
                     return None
             return state
+        if isinstance(statement, cst.BaseSmallStatement):  # a one-line block: `if c: f(x)`
+            return self._small(statement, state, frame)
         if isinstance(statement, cst.If):
             return self._if(statement, state, frame)
         if isinstance(statement, cst.For):
@@ -569,17 +608,20 @@ class Interpreter:
             then = state.copy()
             then.guarded = state.guarded or test is OPT_IN
             then.env.update(self._narrowed(statement.test, state))
-            then = self._block(statement.body.body, then, frame)
+            then = self._block_at(Place("if", statement, 0), statement.body.body, then, frame)
             if then is not None:
                 then.guarded = state.guarded
             branches.append(then)
         if truth is not True:
             other = state.copy()
             orelse = statement.orelse
+            outer = self.path
+            self.path = (*outer, Place("if", statement, 1))
             if isinstance(orelse, cst.If):
                 other = self._statement(orelse, other, frame)
             elif orelse is not None:
                 other = self._block(orelse.body.body, other, frame)
+            self.path = outer
             branches.append(other)
         self.undecided -= truth is None
         return self._merge_into(state, branches)
@@ -616,7 +658,8 @@ class Interpreter:
                 break
             if target is not None:
                 self._bind_loop_target(target, source, current, frame, iteration)
-            current = self._block(statement.body.body, current, frame)
+            place = Place("loop", statement, iteration)
+            current = self._block_at(place, statement.body.body, current, frame)
             exits.append(current.copy() if current is not None else None)
         if statement.orelse is not None and current is not None:
             exits[-1] = self._block(statement.orelse.body.body, current.copy(), frame)
@@ -651,14 +694,15 @@ class Interpreter:
 
     def _try(self, statement: cst.Try, state: State, frame: Frame) -> State | None:
         entry = state.copy()
-        body = self._block(statement.body.body, state.copy(), frame)
+        body = self._block_at(Place("try", statement), statement.body.body, state.copy(), frame)
         exits = []
         if body is not None and statement.orelse is not None:
             body = self._block(statement.orelse.body.body, body, frame)
         exits.append(body)
-        for handler in statement.handlers:
+        for number, handler in enumerate(statement.handlers, start=1):
             start = join_states([entry, body]) or entry.copy()
-            exits.append(self._block(handler.body.body, start, frame))
+            place = Place("try", statement, number)
+            exits.append(self._block_at(place, handler.body.body, start, frame))
         joined = self._merge_into(state, exits)
         if statement.finalbody is not None:
             base = joined if joined is not None else entry
@@ -710,11 +754,15 @@ class Interpreter:
         elif isinstance(small, cst.Continue | cst.Break):
             return state
         elif isinstance(small, cst.Del | cst.Global | cst.Nonlocal):
+            if isinstance(small, cst.Del) and _names_grad(small.target):
+                self._trace("clear", small, frame)  # `del p.grad`
             _forget_names(small, state)
         return state
 
     def _assign(self, node: cst.Assign, state: State, frame: Frame) -> None:
         value = self.eval(node.value, state, frame)
+        if any(_names_grad(target.target) for target in node.targets):
+            self._trace("clear", node, frame)  # `p.grad = None`
         if not isinstance(value, Seq) and len(node.targets) == 1:
             value = self._unpack_shape(node.targets[0].target, node.value, state) or value
         for target in node.targets:
@@ -1358,12 +1406,19 @@ class Interpreter:
                 limit = 1 if isinstance(receiver, Tensor) else 2
                 keeps = graphs.keeps_graph(call, limit, self._truth_of(state, frame))
                 self._backward(call, loss, loss_node, keeps, state, frame)
+            elif qualified != "torch.autograd.backward":  # of an imported object
+                self._trace("backward", call, frame)
             if operand in frame.bound_at:
                 frame.backward_calls.append((frame.order, frame.bound_at[operand]))
         if isinstance(func, cst.Attribute) and func.attr.value == "step":
+            first = args[0][0] if args[0] else None
+            self._trace("step", call, frame, receiver=receiver, argument=first)
             self._step(call, receiver, args, state)
         if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad":
+            self._trace("zero_grad", call, frame, receiver=receiver, storages=_held(receiver))
             self._zero_grad(call, receiver, state)
+        elif _clears_gradients(call) or _last_name(func) in self.clearing:
+            self._trace("clear", call, frame)
         out = _argument(call, "out", None)
         if out is not None and qualified and qualified.startswith("torch."):
             self._edit(_Edit(call, out, "torch.add(x, 1.0, out=t)", out_arg=True), state, frame)
@@ -1517,6 +1572,9 @@ class Interpreter:
         if isinstance(loss, Seq) and not loss.any_length:
             tensors = [v for v in loss.items if isinstance(v, Tensor)]
         roots = [t.graph for t in tensors if t.grad is Grad.ON]
+        live = tuple(n for n in graphs.reachable(roots) if id(n) not in state.graphs.freed)
+        accumulates = self.imports.resolve(call.func) != "torch.autograd.grad"
+        self._trace("backward", call, frame, accumulates=accumulates, nodes=live)
         freed, stale, state.graphs = state.graphs.traverse(call, roots, retains)
         if not tensors:
             return
@@ -1644,6 +1702,13 @@ class Interpreter:
         return None
 
     def _call_module(self, call: cst.Call, obj: Obj, args, state, frame, label=None):
+        """`model(x)`: the module's forward run on `args`, traced from start to end."""
+        start = graphs.tick()
+        output = self._forward(call, obj, args, state, frame, label)
+        self._trace("forward", call, frame, receiver=obj, time=start, end=graphs.tick())
+        return output
+
+    def _forward(self, call: cst.Call, obj: Obj, args, state, frame, label=None):
         forward = None
         if obj.info is not None and not obj.torch_layer:
             forward = self._method(obj.info, "forward" if obj.info in self.modules else "__call__")
@@ -1696,7 +1761,7 @@ class Interpreter:
         before = len(self.facts.edits)
         flags_before = len(self.facts.requires_grad_changes)
         self.stack.append(node)
-        end = self._block(node.body.body, inner, callee)
+        end = self._block_at(Place("call", call), node.body.body, inner, callee)
         self.stack.pop()
         self._finish(callee)
         if receiver is not None:  # `self.x` read by the method is `<receiver>.x` here
@@ -1900,7 +1965,9 @@ class Interpreter:
         if _is_optimizer_class(qualified):
             params = keywords.get("params", positional[0] if positional else None)
             self.facts.optimizers.append(OptimizerBuilt(call, qualified, params))
-            return optimizers.optimizer(params)
+            built = optimizers.optimizer(params)
+            self._trace("optimizer", call, frame, receiver=built)
+            return built
         if _is_layer_class(qualified):
             return self._built(call, self.torch_layer(qualified, call, args), frame)
         if qualified.startswith("torch.nn.utils.") and positional:
@@ -2350,6 +2417,37 @@ def _items(container: Seq | Mapping) -> list:
         return list(container.items)
     others = [container.others] if container.others is not None else []
     return [value for _, value in container.items] + others
+
+
+def _held(value) -> frozenset[int] | None:
+    """The parameters an optimizer updates, or a module holds (None: unknown)."""
+    if isinstance(value, Optimizer):
+        return value.storages or None
+    if isinstance(value, Obj) and value.is_module:
+        return optimizers.owned(value) or None
+    return None
+
+
+def _names_grad(target: cst.BaseExpression) -> bool:
+    """`p.grad` (or a tuple holding one) as an assignment or `del` target."""
+    if isinstance(target, cst.Tuple | cst.List):
+        return any(_names_grad(element.value) for element in target.elements)
+    return isinstance(target, cst.Attribute) and target.attr.value == "grad"
+
+
+def _clears_gradients(call: cst.Call) -> bool:
+    """`zero_grads(m)`, `m.zero_grad_all()`, `p.grad.zero_()`, `p.grad.data.mul_(0)`: a
+    call named like zero_grad, or an in-place method on a `.grad`."""
+    last = _last_name(call.func) or ""
+    if "zero_grad" in last:
+        return True
+    return last.endswith("_") and ".grad." in (dotted(call.func) or "")
+
+
+def _last_name(func: cst.BaseExpression) -> str | None:
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else None
 
 
 def _storages(value, depth: int = 2):
@@ -2823,6 +2921,7 @@ def _blocks(statement) -> list:
 class _Calls:
     names: set[str] = field(default_factory=set)
     backward: bool = False
+    clears: bool = False  # clears gradients (`zero_grad()`, `p.grad = None`, ...)
 
 
 class _CallScan(cst.CSTVisitor):
@@ -2841,6 +2940,12 @@ class _CallScan(cst.CSTVisitor):
             attribute = target.target
             if isinstance(attribute, cst.Attribute) and attribute.attr.value == "requires_grad":
                 self.freezes = self.freezes or literal_bool(node.value) is not True
+            if _names_grad(attribute):
+                self.by_body[self.stack[-1]].clears = True
+
+    def visit_Del(self, node: cst.Del) -> None:
+        if _names_grad(node.target):
+            self.by_body[self.stack[-1]].clears = True
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.stack.append(node)
@@ -2860,6 +2965,7 @@ class _CallScan(cst.CSTVisitor):
         last = func.attr.value if isinstance(func, cst.Attribute) else name
         if last in ("backward", "grad"):
             calls.backward = True
+        calls.clears = calls.clears or _clears_gradients(node)
         if last == "requires_grad_" and node.args and literal_bool(node.args[0].value) is False:
             self.freezes = True
         if self.stack[-1] is not None and last[:1].isupper():
