@@ -919,11 +919,6 @@ class Interpreter:
                 self._bind(element.value, _element(value, self.freezes), state, frame)
             return
         value = self.eval(source, state, frame)
-        named = isinstance(value, Parameters) and value.named
-        if named and isinstance(target, cst.Tuple) and len(target.elements) == 2:
-            self._bind(target.elements[0].value, None, state, frame)
-            self._bind(target.elements[1].value, _element(value, self.freezes), state, frame)
-            return
         if isinstance(value, Seq) and not value.any_length and len(value.items) == 2:
             self._bind(target, value.items[iteration], state, frame)
             return
@@ -2475,9 +2470,9 @@ def _unpack(value, count: int) -> list:
             return [value.item(0)] * count
         if len(value.items) == count:
             return list(value.items)
-    if isinstance(value, Tensor) and value.is_tensor:
-        rows = value.shape.dims[0] if value.shape is not None and value.shape.dims else None
-        if rows is None or not isinstance(rows, int) or rows == count:
+    if isinstance(value, Tensor) and value.is_tensor and value.shape is not None:
+        rows = value.shape.dims[0] if value.shape.dims else None
+        if rows == count:  # `q, k, v = qkv` of a proven (3, ...) tensor: its rows
             return [_element(value, freezes=False)] * count
     return [None] * count
 
@@ -2485,10 +2480,11 @@ def _unpack(value, count: int) -> list:
 def _element(value, freezes: bool):
     """What iterating over `value` yields (`freezes`: the file switches requires_grad off
     somewhere, so a parameter met in a loop may be frozen)."""
-    if isinstance(value, Parameters):
+    if isinstance(value, Parameters):  # `named_parameters()` yields (name, parameter)
+        parameter = Tensor(new_storage(), Grad.LEAF, is_tensor=True, described="parameter")
         if freezes or (value.owner is not None and value.owner.frozen):
-            return None
-        return Tensor(new_storage(), Grad.LEAF, is_tensor=True, described="parameter")
+            parameter = None
+        return Seq((None, parameter)) if value.named else parameter
     if isinstance(value, Seq) and value.any_length:
         return value.item(0)
     if isinstance(value, Seq) and value.items and all(_is_dim(v) for v in value.items):
