@@ -51,8 +51,9 @@ def dotted(expr: cst.BaseExpression) -> str | None:
     return ".".join(reversed(parts))
 
 
-def _blocks(statement: cst.If | cst.Try | cst.TryStar | cst.With) -> list[list]:
-    """The statement lists inside an if / try / with: body, handlers, else, finally."""
+def nested_blocks(statement: cst.CSTNode) -> list[list]:
+    """The statement lists inside an if / try / with / for / while: body, handlers, else,
+    finally."""
     blocks = [statement.body.body]
     blocks += [handler.body.body for handler in getattr(statement, "handlers", ())]
     for attr in ("orelse", "finalbody"):
@@ -97,7 +98,7 @@ class ImportTable:
                     if isinstance(small, cst.Import | cst.ImportFrom):
                         self.add(small)
             elif isinstance(statement, cst.If | cst.Try | cst.TryStar | cst.With):
-                pending.extend(iter(block) for block in reversed(_blocks(statement)))
+                pending.extend(iter(block) for block in reversed(nested_blocks(statement)))
 
     def add(self, node: cst.Import | cst.ImportFrom) -> None:
         self._resolved.clear()

@@ -80,7 +80,7 @@ from gradlint.analysis.dataflow.values import (
     new_storage,
     same_items,
 )
-from gradlint.analysis.names import ImportTable, dotted
+from gradlint.analysis.names import ImportTable, dotted, nested_blocks
 from gradlint.analysis.walk import iter_nodes, visit
 
 MAX_DEPTH = 5  # calls interpreted inside their caller, below each analysed body
@@ -2840,7 +2840,7 @@ def _functions(module: cst.Module, index: ModuleIndex) -> dict[cst.FunctionDef, 
             elif isinstance(statement, cst.ClassDef):
                 visit(statement.body.body, index.by_node.get(statement))
             elif isinstance(statement, cst.If | cst.Try | cst.With | cst.For | cst.While):
-                for block in _blocks(statement):
+                for block in nested_blocks(statement):
                     visit(block, owner)
 
     visit(module.body, None)
@@ -2899,18 +2899,6 @@ def _count_targets(target, counts, twice: bool = False) -> None:
             _count_targets(element.value, counts, twice)
     elif isinstance(target, cst.StarredElement):
         _count_targets(target.value, counts, twice)
-
-
-def _blocks(statement) -> list:
-    blocks = [statement.body.body]
-    for attr in ("orelse", "finalbody"):
-        block = getattr(statement, attr, None)
-        if isinstance(block, cst.If):
-            blocks.append([block])
-        elif block is not None:
-            blocks.append(block.body.body)
-    blocks.extend(handler.body.body for handler in getattr(statement, "handlers", ()))
-    return blocks
 
 
 @dataclass
