@@ -1055,7 +1055,9 @@ def _layer(name: str, args: Args) -> Layer | None:
         return None
     if name == "Linear":
         features = as_dim(args.get(0, "in_features")), as_dim(args.get(1, "out_features"))
-        return Layer("linear", features) if None not in features else None
+        # a size the file does not fix (`config.hidden_size`) is a size of its own: the
+        # output keeps every dim of the input but the last
+        return Layer("linear", tuple(f if f is not None else model.fresh() for f in features))
     if name == "Embedding":
         sizes = as_dim(args.get(0, "num_embeddings")), as_dim(args.get(1, "embedding_dim"))
         return Layer("embedding", sizes) if None not in sizes else None
