@@ -62,6 +62,7 @@ from gradlint.analysis.dataflow.uses import (
     values_and_indices,
 )
 from gradlint.analysis.dataflow.values import (
+    ANY_PARAMETER,
     ClassRef,
     Const,
     Function,
@@ -537,6 +538,9 @@ class Interpreter:
                 obj.attrs["*"] = _element(seq, self.freezes)  # what an unknown index reads
             for number, item in enumerate(items):
                 obj.attrs[str(number)] = item
+        wrapped = args[0][0] if args is not None and args[0] else None
+        if _is_module_wrapper(qualified) and isinstance(wrapped, Obj):
+            obj.attrs["module"] = wrapped  # `nn.DataParallel(m)` registers m as `.module`
         return obj
 
     # -- statements ---------------------------------------------------------------------
@@ -1967,6 +1971,10 @@ class Interpreter:
             return self._built(call, self.torch_layer(qualified, call, args), frame)
         if qualified.startswith("torch.nn.utils.") and positional:
             return positional[0] if isinstance(positional[0], Obj) else None  # weight_norm(m)
+        if _is_module_wrapper(qualified) and positional and isinstance(positional[0], Obj):
+            wrapper = Obj(qualified, None, call, arguments=args, torch_layer=True)
+            wrapper.attrs["module"] = positional[0]  # DDP(m) registers m as `.module`
+            return wrapper
         if knowledge.inplace_function(qualified) and first_node is not None:
             form = f"{qualified}(t)"
             self._edit(_Edit(call, first_node, form, first, proves_tensor=True), state, frame)
@@ -2482,6 +2490,8 @@ def _element(value, freezes: bool):
     somewhere, so a parameter met in a loop may be frozen)."""
     if isinstance(value, Parameters):  # `named_parameters()` yields (name, parameter)
         parameter = Tensor(new_storage(), Grad.LEAF, is_tensor=True, described="parameter")
+        if value.owner is not None:  # one of the owner's parameters (`ANY_PARAMETER`)
+            parameter = replace(value.owner.parameter(ANY_PARAMETER), grad=Grad.LEAF)
         if freezes or (value.owner is not None and value.owner.frozen):
             parameter = None
         return Seq((None, parameter)) if value.named else parameter
@@ -2814,6 +2824,13 @@ def _sequence_arithmetic(operator, a, b):
         if isinstance(seq, Seq) and len(seq.items) == 1:
             return Seq(seq.items, any_length=True)
     return None
+
+
+def _is_module_wrapper(qualified: str) -> bool:
+    """`DataParallel(m)`, `DistributedDataParallel(m)`, FSDP(m): a module holding `m`."""
+    last = qualified.rpartition(".")[2]
+    wrappers = ("torch.nn.DataParallel", "torch.nn.parallel.", "torch.distributed.fsdp.")
+    return qualified.startswith(wrappers) and last[:1].isupper()
 
 
 def _is_layer_class(qualified: str) -> bool:

@@ -4,7 +4,15 @@
 from __future__ import annotations
 
 from gradlint.analysis.dataflow.freezing import modules
-from gradlint.analysis.dataflow.values import Mapping, Obj, Optimizer, Parameters, Seq, Tensor
+from gradlint.analysis.dataflow.values import (
+    ANY_PARAMETER,
+    Mapping,
+    Obj,
+    Optimizer,
+    Parameters,
+    Seq,
+    Tensor,
+)
 
 
 def optimizer(params) -> Optimizer:
@@ -36,7 +44,7 @@ def owned(obj: Obj) -> frozenset[int]:
     found = set()
     for module in modules(obj):
         names = module.parameters if module.torch_layer else _declared(module)
-        found |= {module.parameter(name).storage for name in names}
+        found |= {module.parameter(name).storage for name in (*names, ANY_PARAMETER)}
     return frozenset(found)
 
 

@@ -153,6 +153,9 @@ class Size:
     dim: Dim
 
 
+ANY_PARAMETER = "*"  # the parameter `for p in m.parameters()` stands for: any one of m's
+
+
 @dataclass(frozen=True)
 class Seq:
     """A tuple or list of values, or a homogeneous sequence (`items` of one, `any_length`)."""
