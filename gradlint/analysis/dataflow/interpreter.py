@@ -1621,6 +1621,10 @@ class Interpreter:
         if builtin == "enumerate" and positional:
             return Seq((Seq((AN_INT, _element(positional[0], self.freezes))),), any_length=True)
         if builtin == "zip":
+            exact = [v for v in positional if isinstance(v, Seq) and not v.any_length]
+            if positional and len(exact) == len(positional):  # as long as the shortest
+                rows = zip(*(v.items for v in exact), strict=False)
+                return Seq(tuple(Seq(row) for row in rows))
             pairs = tuple(_element(v, self.freezes) for v in positional)
             return Seq((Seq(pairs),), any_length=True)
         if positional and builtin in ("list", "tuple", "reversed", "sorted", "iter"):

@@ -1453,7 +1453,9 @@ def _pieces(name: str, shape: Shape, args: Args) -> Pieces | Shape | None:
         if not isinstance(chunks, int) or chunks < 2:
             return None
         length = model.div(size, chunks)
-        if length is not None:
+        if length is not None:  # a size `chunks` divides: exactly `chunks` equal pieces
+            if chunks <= 16:
+                return Pieces((piece(length),) * chunks)
             return Pieces((piece(length),), any_length=True)
         if not isinstance(size, int) or size < chunks:
             return None
