@@ -1234,13 +1234,17 @@ class Interpreter:
             return base
         numbers = []
         for part in (bounds.lower, bounds.upper, bounds.step):
-            found = self.values.get(part) if part is not None else None
-            number = found[0].value if found is not None and isinstance(found[0], Const) else None
+            number = self._literal_of(part) if part is not None else None
             if part is not None and type(number) is not int:
                 joined = functools.reduce(join, base.items) if base.items else None
                 return Seq((joined,), any_length=True)
             numbers.append(number)
         return Seq(base.items[slice(*numbers)])
+
+    def _literal_of(self, expr: cst.BaseExpression):
+        """The Python literal `expr` last evaluated to (None: not a known literal)."""
+        found = self.values.get(expr)
+        return found[0].value if found is not None and isinstance(found[0], Const) else None
 
     def _eval_index(self, expr: cst.Subscript, state: State, frame: Frame) -> list:
         values = []
@@ -1523,14 +1527,10 @@ class Interpreter:
         if result is None and receiver is not None and receiver.cut and dtype is not None:
             result = receiver.derived()  # `t.argmax(1).type(torch.float32)`: still cut
         if isinstance(result, Tensor) and dtype is not None:
-            copied = receiver is not None and result.storage != receiver.storage
-            if (
-                receiver is not None
-                and receiver.grad is Grad.LEAF
-                and not (
-                    copied and name in ("to", "cuda")  # proven a copy (`_moves_or_casts`)
-                )
-            ):
+            leaf = receiver is not None and receiver.grad is Grad.LEAF
+            # `.to()` / `.cuda()` giving a new storage is a copy `_moves_or_casts` proved
+            proven_copy = leaf and name in ("to", "cuda") and result.storage != receiver.storage
+            if leaf and not proven_copy:
                 # `w.float()` / `w.to(torch.float32)` returns `w` itself when it has
                 # that dtype already: a leaf, or a copy (a non-leaf)
                 return replace(result, grad=Grad.UNKNOWN, dtype=dtype)
@@ -1784,10 +1784,9 @@ class Interpreter:
             modes = {e.grad for e in exits}
             state.grad = modes.pop() if len(modes) == 1 else None
         returned = {s for value in callee.returns for s in _storages(value)}
-        discarded = isinstance(frame.statement, cst.Expr) and frame.statement.value is call
-        side_effect = not discarded and bool(callee.returns)  # called for its result
+        for_result = bool(callee.returns) and not _discarded(frame.statement, call)
         edits = self.facts.edits[before:]
-        self._watch_caller_reads(args, state, frame, edits, returned if side_effect else None)
+        self._watch_caller_reads(args, state, frame, edits, returned if for_result else None)
         self._flags_of_arguments(args, state, self.facts.requires_grad_changes[flags_before:])
         result = None
         for value in callee.returns:
@@ -1976,9 +1975,7 @@ class Interpreter:
         if qualified.startswith("torch.nn.utils.") and positional:
             return positional[0] if isinstance(positional[0], Obj) else None  # weight_norm(m)
         if _is_module_wrapper(qualified) and positional and isinstance(positional[0], Obj):
-            wrapper = Obj(qualified, None, call, arguments=args, torch_layer=True)
-            wrapper.attrs["module"] = positional[0]  # DDP(m) registers m as `.module`
-            return wrapper
+            return self.torch_layer(qualified, call, args)  # `DDP(m)`: holds m as `.module`
         if knowledge.inplace_function(qualified) and first_node is not None:
             form = f"{qualified}(t)"
             self._edit(_Edit(call, first_node, form, first, proves_tensor=True), state, frame)
@@ -2251,10 +2248,8 @@ class Interpreter:
             step = graphs.Step(edit.node, written, frozenset({value.storage}), graphs.tick(), True)
             state.graphs = state.graphs.edited(step)
         statement = frame.statement
-        discarded = statement is edit.node or (
-            isinstance(statement, cst.Expr) and statement.value is edit.node
-        )
-        if discarded and isinstance(edit.target, cst.Name) and frame.body.node is not None:
+        by_name = isinstance(edit.target, cst.Name) and frame.body.node is not None
+        if by_name and _discarded(statement, edit.node):
             # the edit's own value is dropped: the tensor is reached again only by name
             state.uses.edited(event, value.storage, statement)
 
@@ -2274,8 +2269,7 @@ class Interpreter:
                 continue
             if isinstance(value, cst.Call) and self.imports.resolve(value.func) == "torch.device":
                 value = value.args[0].value if value.args else value
-            found = self.values.get(value)
-            text = found[0].value if found is not None and isinstance(found[0], Const) else None
+            text = self._literal_of(value)
             if isinstance(text, str):  # a device: "cuda", "cuda:0", "cpu", a name holding one
                 copies = copies or not text.startswith("cpu")
                 continue
@@ -2416,6 +2410,11 @@ def _truth(value) -> bool | None:
     if isinstance(value, Const) and isinstance(value.value, bool | int | str | type(None)):
         return bool(value.value)
     return None
+
+
+def _discarded(statement: cst.CSTNode | None, node: cst.CSTNode) -> bool:
+    """`node` is the whole statement, or an expression statement whose value is dropped."""
+    return statement is node or (isinstance(statement, cst.Expr) and statement.value is node)
 
 
 def _items(container: Seq | Mapping) -> list:
