@@ -52,7 +52,7 @@ from gradlint.analysis.dataflow.events import (
     Saver,
     TrainingEvent,
 )
-from gradlint.analysis.dataflow.shapes import ShapeFlow, row_shape
+from gradlint.analysis.dataflow.shapes import REFINED, ShapeFlow, row_shape
 from gradlint.analysis.dataflow.uses import (
     FOLLOW,
     METADATA_ATTRIBUTES,
@@ -306,6 +306,10 @@ class Interpreter:
         self.differentiated = self._differentiated()
         self.call_modes: dict[cst.FunctionDef, list[bool | None]] = {}
         self.class_objects: dict[ClassInfo, Obj] = {}
+        # instances built by a call, by their `_built_key`, and the depth of calls under
+        # way when they were built (nested constructions deeper than MAX_DEPTH are cut)
+        self.constructions: dict[tuple, tuple[Obj, int]] = {}
+        self.module_body_done = False
         self.stack: list[cst.FunctionDef] = []
         # module-level names functions read: the live module scope while the module body
         # runs; afterwards only names the module binds once
@@ -349,6 +353,7 @@ class Interpreter:
         state = State({}, grad=True)
         after = self._block(self.module.body, state, frame)
         self._finish(frame)
+        self.module_body_done = True
         once = _bound_once(self.module)
         final = (after or state).env
         self.globals = {name: value for name, value in final.items() if name in once}
@@ -488,7 +493,14 @@ class Interpreter:
         """An instance of a class of the file, its attributes from running `__init__`."""
         if call is None and info in self.class_objects:
             return self.class_objects[info]
+        key = self._built_key(info, call, args)
+        depth = len(self.stack)
+        built, built_at = self.constructions.get(key, (None, 0)) if key else (None, 0)
+        if built is not None and built_at <= depth:
+            return built
         obj = Obj(info.name, info, call, arguments=args)
+        if key is not None and built is None:
+            self.constructions[key] = (obj, depth)
         if call is None:
             self.class_objects[info] = obj
         elif info.kind is not ClassKind.UNKNOWN:  # the probe cannot build unresolved bases
@@ -499,6 +511,23 @@ class Interpreter:
                 args = ([], self.shapes.constructor_arguments(info.name, init))
             self._run_init(init, obj, args)
         return obj
+
+    def _built_key(self, info: ClassInfo, call: cst.Call | None, args) -> tuple | None:
+        """What an instance built by `call` is made of: the arguments' facts. Equal keys
+        run `__init__` alike, so a second such construction (a loop's next pass, every
+        layer a block builds the same way, each entry point building the same blocks) is
+        the first one's instance, when that one was built at most as deep in calls (its
+        nested constructions were cut no sooner): a join of two instances of one class is
+        the first already. None: not shared (module code, whose globals still change, or
+        arguments that hold tensors)."""
+        if call is None or args is None or not self.module_body_done:
+            return None
+        positional, keywords = args
+        facts = tuple(_fingerprint(v) for v in positional)
+        named = tuple(sorted((k, _fingerprint(v)) for k, v in keywords.items()))
+        if _UNSHARED in facts or any(f is _UNSHARED for _, f in named):
+            return None
+        return (info, call, facts, named)
 
     def _method(self, info: ClassInfo, name: str) -> cst.FunctionDef | None:
         seen = set()
@@ -973,95 +1002,90 @@ class Interpreter:
         self.evals += 1
         start = self.evals
         value = self._evaluate(expr, state, frame)
+        if type(expr) in REFINED:
 
-        def part(node: cst.CSTNode):
-            found = self.values.get(node)
-            return found[0] if found is not None and found[1] > start else None
+            def part(node: cst.CSTNode):
+                found = self.values.get(node)
+                return found[0] if found is not None and found[1] > start else None
 
-        value = cuts.placed(self.shapes.refine(expr, value, part), expr)
+            value = self.shapes.refine(expr, value, part)
+        value = cuts.placed(value, expr)
         self.values[expr] = (value, start)
         return value
 
     def _evaluate(self, expr: cst.BaseExpression, state: State, frame: Frame):
-        if isinstance(expr, cst.Name):
-            return self._name(expr, state, frame)
-        if isinstance(expr, cst.Attribute):
-            return self._attribute(expr, state, frame)
-        if isinstance(expr, cst.Subscript):
-            return self._subscript(expr, state, frame)
-        if isinstance(expr, cst.Call):
-            return self._call(expr, state, frame)
-        if isinstance(expr, cst.BinaryOperation):
-            return self._binary(expr, state, frame)
-        if isinstance(expr, cst.UnaryOperation):
-            operand = self.eval(expr.expression, state, frame)
-            if isinstance(expr.operator, cst.Not):
-                truth = _truth(operand)
-                return Const(not truth) if truth is not None else None
-            if isinstance(operand, Tensor):
-                return operand.derived()
-            if isinstance(expr.operator, cst.Minus) and isinstance(operand, Const):
-                return _constant_arithmetic(cst.Subtract(), 0, operand.value)
-            return None
-        if isinstance(expr, cst.Tuple | cst.List | cst.Set):
-            items = [self.eval(e.value, state, frame) for e in expr.elements]
-            if any(isinstance(e, cst.StarredElement) for e in expr.elements):
-                return None
-            return Seq(tuple(items))
-        if isinstance(expr, cst.Dict):
-            items = []
-            for element in expr.elements:
-                if not isinstance(element, cst.DictElement):
-                    return None
-                value = self.eval(element.value, state, frame)
-                key = element.key
-                if isinstance(key, cst.SimpleString):
-                    items.append((literal_value(key), value))
-            return Mapping(tuple(items))
-        if isinstance(expr, cst.ListComp | cst.GeneratorExp | cst.SetComp | cst.DictComp):
-            return self._comprehension(expr, state, frame)
-        if isinstance(expr, cst.Comparison):
-            left = self._quietly(NO_GRADIENT, expr.left, state, frame)
-            rights = [
-                self._quietly(NO_GRADIENT, target.comparator, state, frame)
-                for target in expr.comparisons
-            ]
-            operator = expr.comparisons[0].operator if len(rights) == 1 else None
-            if isinstance(operator, cst.Is | cst.IsNot):
-                same = _identical(left, rights[0])
-                if same is not None:
-                    return Const(same == isinstance(operator, cst.Is))
-            if isinstance(operator, cst.Equal | cst.NotEqual) and _literal(left, rights[0]):
-                return Const((left.value == rights[0].value) == isinstance(operator, cst.Equal))
-            if any(isinstance(v, Tensor) and v.is_tensor for v in (left, *rights)):
-                cut = cuts.cut("GL203", "a comparison", [left, *rights], integer=True)
-                return Tensor(new_storage(), Grad.OFF, is_tensor=True, dtype="bool", cut=cut)
-            return None
-        if isinstance(expr, cst.IfExp):
-            return self._if_expression(expr, state, frame)
-        if isinstance(expr, cst.BooleanOperation):
-            left = self.eval(expr.left, state, frame)
-            right = self.eval(expr.right, state, frame)
-            if isinstance(expr.operator, cst.And) and (left is OPT_IN or right is OPT_IN):
-                return OPT_IN
-            truth = _truth(left)  # `a or b`: b when a is falsy; `a and b`: b when a is truthy
-            assumed = self._presence_assumed(expr.left, state) or self._presence_assumed(
-                expr.right, state
-            )
-            if truth is not None and not assumed:
-                return right if truth is isinstance(expr.operator, cst.And) else left
-            return None
-        if isinstance(expr, cst.Integer | cst.Float):
-            return Const(literal_value(expr))
-        if isinstance(expr, cst.Ellipsis):
-            return Const(Ellipsis)
-        if isinstance(expr, cst.SimpleString):
-            return Const(literal_value(expr))
-        if isinstance(expr, cst.NamedExpr):
-            value = self.eval(expr.value, state, frame)
-            self._bind(expr.target, value, state, frame)
-            return value
+        evaluate = _EVALUATORS.get(type(expr))
+        return evaluate(self, expr, state, frame) if evaluate is not None else None
+
+    def _unary(self, expr: cst.UnaryOperation, state: State, frame: Frame):
+        operand = self.eval(expr.expression, state, frame)
+        if isinstance(expr.operator, cst.Not):
+            truth = _truth(operand)
+            return Const(not truth) if truth is not None else None
+        if isinstance(operand, Tensor):
+            return operand.derived()
+        if isinstance(expr.operator, cst.Minus) and isinstance(operand, Const):
+            return _constant_arithmetic(cst.Subtract(), 0, operand.value)
         return None
+
+    def _display(self, expr: cst.Tuple | cst.List | cst.Set, state: State, frame: Frame):
+        items = [self.eval(e.value, state, frame) for e in expr.elements]
+        if any(isinstance(e, cst.StarredElement) for e in expr.elements):
+            return None
+        return Seq(tuple(items))
+
+    def _dict(self, expr: cst.Dict, state: State, frame: Frame):
+        items = []
+        for element in expr.elements:
+            if not isinstance(element, cst.DictElement):
+                return None
+            value = self.eval(element.value, state, frame)
+            key = element.key
+            if isinstance(key, cst.SimpleString):
+                items.append((literal_value(key), value))
+        return Mapping(tuple(items))
+
+    def _comparison(self, expr: cst.Comparison, state: State, frame: Frame):
+        left = self._quietly(NO_GRADIENT, expr.left, state, frame)
+        rights = [
+            self._quietly(NO_GRADIENT, target.comparator, state, frame)
+            for target in expr.comparisons
+        ]
+        operator = expr.comparisons[0].operator if len(rights) == 1 else None
+        if isinstance(operator, cst.Is | cst.IsNot):
+            same = _identical(left, rights[0])
+            if same is not None:
+                return Const(same == isinstance(operator, cst.Is))
+        if isinstance(operator, cst.Equal | cst.NotEqual) and _literal(left, rights[0]):
+            return Const((left.value == rights[0].value) == isinstance(operator, cst.Equal))
+        if any(isinstance(v, Tensor) and v.is_tensor for v in (left, *rights)):
+            cut = cuts.cut("GL203", "a comparison", [left, *rights], integer=True)
+            return Tensor(new_storage(), Grad.OFF, is_tensor=True, dtype="bool", cut=cut)
+        return None
+
+    def _boolean(self, expr: cst.BooleanOperation, state: State, frame: Frame):
+        left = self.eval(expr.left, state, frame)
+        right = self.eval(expr.right, state, frame)
+        if isinstance(expr.operator, cst.And) and (left is OPT_IN or right is OPT_IN):
+            return OPT_IN
+        truth = _truth(left)  # `a or b`: b when a is falsy; `a and b`: b when a is truthy
+        assumed = self._presence_assumed(expr.left, state) or self._presence_assumed(
+            expr.right, state
+        )
+        if truth is not None and not assumed:
+            return right if truth is isinstance(expr.operator, cst.And) else left
+        return None
+
+    def _literal_constant(self, expr: cst.Integer | cst.Float | cst.SimpleString, state, frame):
+        return Const(literal_value(expr))
+
+    def _ellipsis(self, expr: cst.Ellipsis, state: State, frame: Frame):
+        return Const(Ellipsis)
+
+    def _named(self, expr: cst.NamedExpr, state: State, frame: Frame):
+        value = self.eval(expr.value, state, frame)
+        self._bind(expr.target, value, state, frame)
+        return value
 
     def _comprehension(self, expr, state: State, frame: Frame):
         """Over a short sequence of known length, one item per item, each computed from its
@@ -2392,6 +2416,66 @@ class _Marker:
 
     def __repr__(self) -> str:
         return self.name
+
+
+# Expression type -> the Interpreter method that evaluates it (others are unknown).
+_EVALUATORS: dict[type, Callable] = {
+    cst.Name: Interpreter._name,
+    cst.Attribute: Interpreter._attribute,
+    cst.Subscript: Interpreter._subscript,
+    cst.Call: Interpreter._call,
+    cst.BinaryOperation: Interpreter._binary,
+    cst.UnaryOperation: Interpreter._unary,
+    cst.Tuple: Interpreter._display,
+    cst.List: Interpreter._display,
+    cst.Set: Interpreter._display,
+    cst.Dict: Interpreter._dict,
+    cst.ListComp: Interpreter._comprehension,
+    cst.GeneratorExp: Interpreter._comprehension,
+    cst.SetComp: Interpreter._comprehension,
+    cst.DictComp: Interpreter._comprehension,
+    cst.Comparison: Interpreter._comparison,
+    cst.IfExp: Interpreter._if_expression,
+    cst.BooleanOperation: Interpreter._boolean,
+    cst.Integer: Interpreter._literal_constant,
+    cst.Float: Interpreter._literal_constant,
+    cst.SimpleString: Interpreter._literal_constant,
+    cst.Ellipsis: Interpreter._ellipsis,
+    cst.NamedExpr: Interpreter._named,
+}
+
+
+_UNSHARED = _Marker("a fact no construction is shared on")
+
+
+def _fingerprint(value: Value | None):
+    """A hashable stand-in equal for values a constructor cannot tell apart; _UNSHARED for
+    tensors and numbers cut from them (their storages and graphs are each their own)."""
+    if value is None or isinstance(value, ClassRef | Function):
+        return value
+    if isinstance(value, Obj):
+        return value  # by identity
+    if isinstance(value, Number) and value.cut is None:
+        return value  # a number of unknown value, with no history to keep apart
+    if isinstance(value, Const):
+        try:
+            hash(value.value)
+        except TypeError:
+            return _UNSHARED
+        return (type(value.value), value.value)
+    if isinstance(value, Seq):
+        items = tuple(_fingerprint(v) for v in value.items)
+        cycle = tuple(_fingerprint(v) for v in value.cycle) if value.cycle is not None else None
+        if _UNSHARED in items or (cycle is not None and _UNSHARED in cycle):
+            return _UNSHARED
+        return (Seq, items, value.any_length, cycle)
+    if isinstance(value, Mapping):
+        items = tuple((k, _fingerprint(v)) for k, v in value.items)
+        others = _fingerprint(value.others)
+        if others is _UNSHARED or any(f is _UNSHARED for _, f in items):
+            return _UNSHARED
+        return (Mapping, items, others)
+    return _UNSHARED
 
 
 OPT_IN = Const(_Marker("opt-in flag"))

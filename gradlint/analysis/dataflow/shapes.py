@@ -197,7 +197,7 @@ def module_constants(module: cst.Module) -> dict[str, int]:
 
 # The expression types whose values `ShapeFlow.refine` may change (exact types: libcst's
 # node classes have no subclasses): a type refine learns must be added here.
-_REFINED = frozenset(
+REFINED = frozenset(
     {cst.Call, cst.Attribute, cst.Subscript, cst.BinaryOperation, cst.UnaryOperation, cst.Integer}
 )
 
@@ -310,9 +310,8 @@ class ShapeFlow:
         return self._result(value, self._layer_call(call, layer.layer_shape, args))
 
     def refine(self, expr: cst.BaseExpression, value, part: Part):
-        """`value`, computed by the interpreter for `expr`, with what shapes prove."""
-        if type(expr) not in _REFINED:  # most expressions are names: one set lookup
-            return value
+        """`value`, computed by the interpreter for `expr` (of a REFINED type: the
+        interpreter asks for no other), with what shapes prove."""
         if value is None:
             literal = literal_int(expr)
             if literal is not None:
