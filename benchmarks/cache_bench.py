@@ -56,7 +56,10 @@ def main() -> None:
         files = sorted(corpus.rglob("*.py"))
         lines = sum(f.read_bytes().count(b"\n") for f in files)
         cache = Path(scratch) / "cache"
-        env = {k: v for k, v in os.environ.items() if k != "GRADLINT_NO_CACHE"}
+        # from bytecode, as `pip install` leaves a package (bench.py's BYTECODE_ENV)
+        unset = ("GRADLINT_NO_CACHE", "PYTHONDONTWRITEBYTECODE")
+        env = {k: v for k, v in os.environ.items() if k not in unset}
+        subprocess.run([sys.executable, "-c", "import gradlint.cli"], env=env, check=True)
         command = [sys.executable, "-m", "gradlint", "--cache-dir", str(cache)]
         command += ["--jobs", str(args.jobs), str(corpus)]
         print(f"{len(files)} files, {lines:,} lines, --jobs {args.jobs}")

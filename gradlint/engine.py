@@ -139,10 +139,9 @@ def parse(
         line = source[: source.index(b"\0")].count(b"\n") + 1
         return _syntax_error(path, line, 1, "Cannot parse: source contains a NUL byte")
     try:
-        tree = ast.parse(source, path)
+        tree = _cpython_tree(path, source)
     except SyntaxError as error:  # also bad encodings and coding cookies
-        column = (error.offset or 1) if error.lineno else 1
-        rejected = _syntax_error(path, error.lineno or 1, column, f"Cannot parse: {error.msg}")
+        rejected = _rejection(path, error)
         if any(word in error.msg for word in _FINAL) or isinstance(error, UnicodeError):
             return rejected
         # Syntax newer than this interpreter (PEP 695 on 3.11, ...) may still suit libcst;
@@ -171,10 +170,86 @@ def parse(
             fixed := _parse_with_libcst(path, trimmed, None), cst.Module
         ):
             return fixed
+        if _long_fstrings_blanked(source) is not source:  # CPython checked a blanked copy
+            try:
+                ast.parse(source, path)
+            except SyntaxError as error:
+                return _rejection(path, error)
         module.message = module.message.replace(
             "Cannot parse:", "Cannot parse with libcst (Python accepts the file):", 1
         )
     return module
+
+
+# f-string literals longer than this are blanked for CPython's check (_long_fstrings_blanked).
+LONG_FSTRING = 20_000
+_FSTRING_START = re.compile(rb"(?<![\w'\"])(?:[fF][rR]?|[rR][fF])('''|\"\"\"|'|\")")
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"()[]{}")
+_SHALLOW = 20  # bracket depth inside a blanked f-string (libcst parses it alone)
+
+
+def _rejection(path: str, error: SyntaxError) -> Diagnostic:
+    """GL001 with CPython's message and place."""
+    column = (error.offset or 1) if error.lineno else 1
+    return _syntax_error(path, error.lineno or 1, column, f"Cannot parse: {error.msg}")
+
+
+def _cpython_tree(path: str, source: bytes) -> ast.Module:
+    """CPython's tree of `source`, long f-strings blanked when that copy parses."""
+    checked = _long_fstrings_blanked(source)
+    try:
+        return ast.parse(checked, path)
+    except SyntaxError:
+        if checked is source:
+            raise
+    return ast.parse(source, path)
+
+
+def _long_fstrings_blanked(source: bytes) -> bytes:
+    """`source` with the text of each f-string longer than LONG_FSTRING bytes replaced by
+    spaces (newlines kept), for CPython's check only: Python 3.11 checks an f-string in
+    time quadratic in its length (a 600 KB one: 4.5 s, libcst's whole parse: 1 s). libcst
+    still parses the f-string, expressions included, and rejects what is malformed in it.
+    Kept as is: an f-string whose end is not found or whose brackets nest deeply (the
+    depth guard must see them); a blanked copy CPython rejects is checked again whole."""
+    if len(source) < LONG_FSTRING:
+        return source
+    pieces, done = [], 0
+    for match in _FSTRING_START.finditer(source):
+        start = match.end()
+        if start < done:
+            continue  # a prefix inside the f-string just blanked
+        end = _fstring_end(source, start, match.group(1))
+        if end is None or end - start < LONG_FSTRING or _deeply_nested(source[start:end]):
+            continue
+        pieces += [source[done:start], re.sub(rb"[^\n]", b" ", source[start:end])]
+        done = end
+    return b"".join([*pieces, source[done:]]) if pieces else source
+
+
+def _fstring_end(source: bytes, start: int, quote: bytes) -> int | None:
+    """Where the string literal opened just before `start` by `quote` closes (the offset of
+    its closing quote), or None when it does not on this line (a one-quote string)."""
+    at = start
+    while True:
+        found = source.find(quote, at)
+        if found < 0:
+            return None
+        if len(quote) == 1 and b"\n" in source[at:found]:
+            return None
+        backslashes = len(source[at:found]) - len(source[at:found].rstrip(b"\\"))
+        if backslashes % 2 == 0:
+            return found
+        at = found + 1
+
+
+def _deeply_nested(text: bytes) -> bool:
+    depth = 0
+    for byte in text.translate(None, _NOT_BRACKETS):
+        depth += 1 if byte in b"([{" else -1
+        if depth > _SHALLOW:
+            return True
+    return False
 
 
 # CPython's verdicts that no newer Python reverses: no libcst second opinion for them.

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -11,8 +12,32 @@ if TYPE_CHECKING:
 
 
 @cache
-def pattern_spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+def pattern_spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec | PlainNames:
+    if all(_PLAIN_NAME.fullmatch(p) for p in patterns):
+        return PlainNames(patterns)
     return gitignore_spec(patterns)
+
+
+# A pattern that is a file or directory name and nothing else: no wildcard, negation,
+# escape, comment or slash but a trailing one (the default `exclude` list is all such).
+_PLAIN_NAME = re.compile(r"[\w.+@=,~-]+/?")
+
+
+class PlainNames:
+    """gitignore's match for plain names, without importing pathspec (a warm run's
+    start-up): a name matches any path component equal to it, a name ending in `/` only
+    components that are directories (a path ends in `/` when it is one)."""
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self.anywhere = frozenset(p for p in patterns if not p.endswith("/"))
+        self.directories = frozenset(p[:-1] for p in patterns if p.endswith("/"))
+
+    def match_file(self, path: str) -> bool:
+        parts = path.split("/")
+        *parents, last = parts
+        if any(part in self.anywhere or part in self.directories for part in parents):
+            return True
+        return last in self.anywhere
 
 
 def gitignore_spec(lines) -> pathspec.GitIgnoreSpec:

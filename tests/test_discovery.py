@@ -1,9 +1,12 @@
 import os
 from pathlib import Path
 
+import pathspec
+import pytest
+
 from gradlint.config import Config
 from gradlint.discovery import discover
-from gradlint.patterns import glob_matches
+from gradlint.patterns import PlainNames, glob_matches, pattern_spec
 
 
 def _tree(root: Path, files: dict[str, str]) -> None:
@@ -147,3 +150,22 @@ def test_unreadable_directory_is_reported_and_the_walk_goes_on(tmp_path, monkeyp
     found = discover([str(tmp_path)], Config(root=tmp_path))
     assert found.files == [str(tmp_path / "open" / "y.py")]
     assert found.unreadable == [(str(tmp_path / "locked"), "Permission denied")]
+
+
+_NAMES = [("venv", "__pycache__", "build", "dist"), ("build/",), ("a.py",), ("x", "y/"), ()]
+_PATHS = ["build", "build/", "a/build", "a/build/", "a/build/x.py", "build/x.py", "venv/l/a.py"]
+_PATHS += ["src/a.py", "a.py", "b/a.py", "a.py/", "x", "x/", "y", "y/", "q/y/z.py", "q/y", ""]
+
+
+@pytest.mark.parametrize("patterns", _NAMES)
+def test_plain_names_match_as_gitignore_does(patterns):
+    """The default exclude list is matched without pathspec: the same answers."""
+    spec, plain = pathspec.GitIgnoreSpec.from_lines(patterns), pattern_spec(patterns)
+    assert isinstance(plain, PlainNames)
+    assert [plain.match_file(p) for p in _PATHS] == [spec.match_file(p) for p in _PATHS]
+
+
+def test_patterns_beyond_plain_names_go_to_pathspec():
+    assert not isinstance(pattern_spec(("*.py",)), PlainNames)
+    assert not isinstance(pattern_spec(("!keep",)), PlainNames)
+    assert not isinstance(pattern_spec(("src/gen",)), PlainNames)

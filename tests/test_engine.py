@@ -6,7 +6,7 @@ from conftest import codes, lint
 
 from gradlint.analysis.context import ClassKind
 from gradlint.config import Config
-from gradlint.engine import lint_source, parse
+from gradlint.engine import LONG_FSTRING, _long_fstrings_blanked, lint_source, parse
 from gradlint.filecontext import FileContext
 
 
@@ -65,6 +65,37 @@ def test_bad_inputs_never_crash():
         result = lint_source("x.py", source)
         assert not result.internal_errors
         assert all(d.code == "GL001" for d in result.diagnostics)
+
+
+_LONG_TEXT = "word {x} " * (LONG_FSTRING // 8)
+
+
+def test_long_fstrings_are_blanked_for_cpythons_check_only():
+    """Python 3.11 checks an f-string in quadratic time: CPython's check gets a copy with
+    long f-strings blanked, same length and lines; libcst still parses the f-string."""
+    source = f'import torch\nx = torch.ones(3)\ns = f"{_LONG_TEXT}"\nt = rf"""{_LONG_TEXT}\n"""\n'
+    blanked = _long_fstrings_blanked(source.encode())
+    assert len(blanked) == len(source) and blanked.count(b"\n") == source.count("\n")
+    assert b"{x}" not in blanked and b's = f"' in blanked and b't = rf"""' in blanked
+    assert lint_source("x.py", source).diagnostics == []
+
+
+def test_long_fstrings_kept_when_unsure():
+    deep = 'x = f"' + "{" + "(" * 30 + "1" + ")" * 30 + "}" + "a" * LONG_FSTRING + '"\n'
+    unterminated = 'x = f"' + "a" * LONG_FSTRING + "\n"
+    in_a_string = "x = \"f'" + "a" * LONG_FSTRING + '"\n'
+    for source in (deep, unterminated, in_a_string):
+        assert _long_fstrings_blanked(source.encode()) == source.encode()
+
+
+def test_errors_in_and_around_long_fstrings_are_still_gl001():
+    broken_inside = f'import torch\ns = f"{_LONG_TEXT}{{a b}}"\n'
+    (finding,) = lint(broken_inside)
+    assert (finding.code, finding.line) == ("GL001", 2)
+    assert "Python accepts" not in finding.message  # CPython's own verdict on the whole file
+    rejected_by_cpython = f'import torch\ns = f"{_LONG_TEXT}"\nf() = 1\n'
+    (finding,) = lint(rejected_by_cpython)
+    assert (finding.code, finding.line) == ("GL001", 3)
 
 
 def test_select_and_ignore():
