@@ -16,6 +16,7 @@ from libcst._nodes.base import CSTNode
 
 from gradlint.analysis.walk import (
     LAYOUT,
+    defines_hook,
     identity_hashes,
     plain_type_checks,
     unheard_tokens,
@@ -64,15 +65,15 @@ class _Dispatcher(dict):
     def __init__(self, file: FileContext, checkers: list[Checker]) -> None:
         super().__init__()
         self.scope = file.scope
-        self._checkers = checkers
+        self._checkers = [*file.walkers, *checkers]
 
     def run(self, module: cst.Module) -> None:
         walk_hooks(module, self, skip=_skipped(tuple(type(c) for c in self._checkers)))
 
     def __missing__(self, node_type: type) -> tuple[Callable | None, Callable | None]:
         name = node_type.__name__
-        visits = [m for c in self._checkers if (m := getattr(c, f"visit_{name}", None))]
-        leaves = [m for c in self._checkers if (m := getattr(c, f"leave_{name}", None))]
+        visits = [getattr(c, f"visit_{name}") for c in self._checkers if _hears(c, "visit", name)]
+        leaves = [getattr(c, f"leave_{name}") for c in self._checkers if _hears(c, "leave", name)]
         if issubclass(node_type, _SCOPE_TYPES):
             visits.insert(0, self.scope.enter)
             leaves.append(self.scope.leave)
@@ -83,16 +84,20 @@ class _Dispatcher(dict):
 
 
 @cache
-def _skipped(checkers: tuple[type[Checker], ...]) -> frozenset[type]:
+def _skipped(checkers: tuple[type, ...]) -> frozenset[type]:
     """What the walk passes over: layout nodes (whitespace, comments) unless a checker
     asks for one, then token nodes (`,` `.` operators) nobody asks for."""
 
     def listens(name: str) -> bool:
-        return any(hasattr(checker, name) for checker in checkers)
+        return any(defines_hook(checker, name) for checker in checkers)
 
     if any(listens(f"{hook}_{t.__name__}") for t in LAYOUT for hook in ("visit", "leave")):
         return frozenset()
     return LAYOUT | unheard_tokens(listens)
+
+
+def _hears(participant: object, hook: str, node_type: str) -> bool:
+    return defines_hook(type(participant), f"{hook}_{node_type}")
 
 
 def _all(callbacks: list[Callable]) -> Callable | None:
@@ -212,7 +217,7 @@ def _long_fstrings_blanked(source: bytes) -> bytes:
     still parses the f-string, expressions included, and rejects what is malformed in it.
     Kept as is: an f-string whose end is not found or whose brackets nest deeply (the
     depth guard must see them); a blanked copy CPython rejects is checked again whole."""
-    if len(source) < LONG_FSTRING:
+    if len(source) < LONG_FSTRING or not _may_hold_long_string(source):
         return source
     pieces, done = [], 0
     for match in _FSTRING_START.finditer(source):
@@ -225,6 +230,23 @@ def _long_fstrings_blanked(source: bytes) -> bytes:
         pieces += [source[done:start], re.sub(rb"[^\n]", b" ", source[start:end])]
         done = end
     return b"".join([*pieces, source[done:]]) if pieces else source
+
+
+def _may_hold_long_string(source: bytes) -> bool:
+    """A line or a triple-quoted span (quotes paired in order) of LONG_FSTRING bytes: the
+    cheap test before the scan for f-strings. Quotes paired wrongly only cost speed."""
+    if max(map(len, source.split(b"\n"))) >= LONG_FSTRING:
+        return True
+    for quote in (b'"""', b"'''"):
+        opening = source.find(quote)
+        while opening >= 0:
+            closing = source.find(quote, opening + 3)
+            if closing < 0:
+                break
+            if closing - opening >= LONG_FSTRING:
+                return True
+            opening = source.find(quote, closing + 3)
+    return False
 
 
 def _fstring_end(source: bytes, start: int, quote: bytes) -> int | None:

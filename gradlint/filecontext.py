@@ -11,7 +11,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from gradlint.analysis.context import ModuleIndex, Scope
-from gradlint.analysis.dataflow import FileFacts
+from gradlint.analysis.dataflow import CallScan, FileFacts
 from gradlint.analysis.names import ImportTable
 from gradlint.analysis.reachability import unreachable_nodes
 from gradlint.catalogue import load_catalogue
@@ -30,11 +30,18 @@ class FileContext:
         self.index = ModuleIndex(module, self.imports)
         self.scope = Scope(self.imports, self.index, config.no_grad_contexts)
         self.diagnostics: list[Diagnostic] = []
+        self.call_scan = CallScan()
+
+    @property
+    def walkers(self) -> list[cst.CSTVisitor]:
+        """Analysis whose hooks ride on the checkers' walk (before theirs), so that the
+        file is walked once; the dataflow walks on its own if asked before the walk ends."""
+        return [self.call_scan]
 
     @cached_property
     def dataflow(self) -> FileFacts:
         """The dataflow interpreter's facts and events, computed on a rule's first query."""
-        return FileFacts(self.module, self.imports, self.index, self.scope)
+        return FileFacts(self.module, self.imports, self.index, self.scope, self.call_scan)
 
     @cached_property
     def unreachable(self) -> frozenset[cst.CSTNode]:

@@ -1,10 +1,12 @@
+import ast
 import subprocess
 import sys
 import textwrap
 
+import libcst as cst
 from conftest import codes, lint
 
-from gradlint.analysis.context import ClassKind
+from gradlint.analysis.context import ClassKind, literal_value
 from gradlint.config import Config
 from gradlint.engine import LONG_FSTRING, _long_fstrings_blanked, lint_source, parse
 from gradlint.filecontext import FileContext
@@ -134,3 +136,11 @@ def test_syntax_newer_than_the_interpreter_is_still_linted():
                 return grad_output
         """
     assert codes(source) == ["GL303"]
+
+
+def test_literal_values_read_without_compiling_match_python():
+    spellings = ["0", "00", "42", "0x1F", "1_000", "1.5", "2e-3", "3j", '"cpu"', "'x'", '""']
+    spellings += ['"""doc\nstring"""', "'''a'''", '"a\\nb"', 'b"x"', 'r"\\d"', '"""a\r\nb"""']
+    for text in spellings:
+        value = literal_value(cst.parse_expression(text))
+        assert (value, type(value)) == (ast.literal_eval(text), type(ast.literal_eval(text)))

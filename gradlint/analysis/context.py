@@ -274,9 +274,20 @@ def literal_bool(expr: cst.BaseExpression | None) -> bool | None:
 
 
 def literal_value(expr: cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString):
-    """`expr.evaluated_value`, memoised by the literal's text: libcst compiles each
-    literal anew, and the same few (`0`, `1`, `-1`, `"cpu"`) recur all over a file."""
-    return _literal_eval(expr.value)
+    """`expr.evaluated_value` without compiling (libcst compiles each literal anew): the
+    common spellings read directly, the rest memoised by their text."""
+    text = expr.value
+    kind = type(expr)
+    if kind is cst.SimpleString:
+        quote = text[:3] if text[:3] in ('"""', "'''") else text[:1]
+        if quote in _QUOTES and "\\" not in text and "\r" not in text:  # the text itself
+            return text[len(quote) : -len(quote)]
+    elif kind is cst.Integer and text.isdigit() and (text[0] != "0" or text.strip("0") == ""):
+        return int(text)
+    return _literal_eval(text)
+
+
+_QUOTES = frozenset({'"', "'", '"""', "'''"})
 
 
 @lru_cache(maxsize=4096)

@@ -178,9 +178,11 @@ def iter_nodes(node: cst.CSTNode, skip: frozenset[type] = LAYOUT) -> Iterator[cs
         stack.extend(reversed(tuple(children(current, skip))))
 
 
-def _overrides(kind: type, name: str) -> bool:
-    """Whether a visitor class defines `name` itself: `CSTVisitor` has a no-op stub for
-    every `visit_<Type>`, `leave_<Type>` and `visit_<Type>_<field>` name."""
+@cache
+def defines_hook(kind: type, name: str) -> bool:
+    """Whether a visitor class (a `CSTVisitor` or a plain class) defines `name` itself:
+    `CSTVisitor` has a no-op stub for every `visit_<Type>`, `leave_<Type>` and
+    `visit_<Type>_<field>` name."""
     method = getattr(kind, name, None)
     return method is not None and method is not getattr(cst.CSTVisitor, name, None)
 
@@ -191,15 +193,14 @@ def _plan(kind: type) -> tuple[str, frozenset[type]]:
     attribute_hooks = (
         name for name in dir(kind) if name.startswith(("visit_", "leave_")) and name.count("_") > 1
     )
-    if any(_overrides(kind, name) for name in attribute_hooks):
+    if any(defines_hook(kind, name) for name in attribute_hooks):
         return "libcst", frozenset()
     if kind.on_visit is cst.CSTVisitor.on_visit and kind.on_leave is cst.CSTVisitor.on_leave:
-        wants_layout = any(
-            _overrides(kind, f"{hook}_{t.__name__}") for t in LAYOUT for hook in ("visit", "leave")
-        )
+        hooks = ("visit", "leave")
+        wants_layout = any(defines_hook(kind, f"{h}_{t.__name__}") for t in LAYOUT for h in hooks)
         if wants_layout:
             return "by_name", frozenset()
-        return "by_name", LAYOUT | unheard_tokens(lambda name: _overrides(kind, name))
+        return "by_name", LAYOUT | unheard_tokens(lambda name: defines_hook(kind, name))
     return "generic", frozenset()
 
 
@@ -239,8 +240,8 @@ class _NameHooks(dict):
     def __missing__(self, node_type: type) -> tuple[Callable | None, Callable | None]:
         kind, name = type(self.visitor), node_type.__name__
         hooks = tuple(
-            getattr(self.visitor, f"{hook}_{name}") if _overrides(kind, f"{hook}_{name}") else None
-            for hook in ("visit", "leave")
+            getattr(self.visitor, f"{h}_{name}") if defines_hook(kind, f"{h}_{name}") else None
+            for h in ("visit", "leave")
         )
         self[node_type] = hooks
         return hooks

@@ -214,6 +214,7 @@ class CheckpointReentrantChecker(Checker):
         super().__init__(file)
         self._version_gates: list[cst.If] = []  # enclosing torch-version checks that pass
         # use_reentrant in one of their branches
+        self._reentrant: list[tuple[cst.Call, str]] = []  # `use_reentrant=True` calls
 
     def visit_If(self, node: cst.If) -> None:
         if _mentions_version(node.test) and self._passes_use_reentrant(node):
@@ -239,7 +240,7 @@ class CheckpointReentrantChecker(Checker):
             return  # the legacy branch of a torch-version check: old torch has no flag
         flag = _keyword(node, "use_reentrant")
         if flag is not None and _literal_bool(flag.value) is True:
-            self._reentrant_without_grad(node, qualified)
+            self._reentrant.append((node, qualified))  # decided from the dataflow's facts
         if flag is not None and not (
             isinstance(flag.value, cst.Name) and flag.value.value == "None"
         ):
@@ -255,6 +256,10 @@ class CheckpointReentrantChecker(Checker):
             fix=self._fix(node, flag),
             witness=CHECKPOINT_WITNESS,
         )
+
+    def leave_Module(self, node: cst.Module) -> None:
+        for call, qualified in self._reentrant:
+            self._reentrant_without_grad(call, qualified)
 
     def _reentrant_without_grad(self, node: cst.Call, qualified: str) -> None:
         """`use_reentrant=True` at a call the dataflow shows with no input requiring grad."""

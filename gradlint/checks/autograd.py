@@ -223,6 +223,7 @@ class FunctionContractChecker(Checker):
         super().__init__(file)
         # `fn = MyFn()`: local name -> (the function binding it, the Function class)
         self._instances: dict[str, tuple[cst.FunctionDef | None, ClassInfo]] = {}
+        self._backwards: list[tuple[ClassInfo, cst.FunctionDef]] = []  # checked at the end
         self._module_names = {
             name
             for statement in file.module.body
@@ -252,6 +253,10 @@ class FunctionContractChecker(Checker):
                 self._check_unbound_context(info, method)
         backward = info.methods.get("backward")
         if backward is not None:
+            self._backwards.append((info, backward))  # against the dataflow's facts
+
+    def leave_Module(self, node: cst.Module) -> None:
+        for info, backward in self._backwards:
             self._check_gradient_count(info, backward)
 
     def _check_static_signature(self, info: ClassInfo, method: cst.FunctionDef) -> None:

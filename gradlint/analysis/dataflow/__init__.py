@@ -8,12 +8,13 @@ from gradlint.analysis.dataflow.events import (
     RequiresGradChange,
     Saver,
 )
-from gradlint.analysis.dataflow.interpreter import FileFacts
+from gradlint.analysis.dataflow.interpreter import CallScan, FileFacts
 from gradlint.analysis.dataflow.values import Cut, Grad, Tensor
 
 __all__ = [
     "BackwardCall",
     "Body",
+    "CallScan",
     "Cut",
     "DataWrite",
     "FileFacts",

@@ -18,13 +18,11 @@ evaluating when it was made.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import libcst as cst
 
 from gradlint.analysis import torch_ops as ops
 from gradlint.analysis.dataflow import graphs
-from gradlint.analysis.dataflow.values import Cut, Grad, Mapping, Number, Seq, Tensor
+from gradlint.analysis.dataflow.values import Cut, Grad, Mapping, Number, Seq, Tensor, replace
 
 _LINEAR_TERMS = frozenset({"add", "sub", "subtract", "rsub"})
 _KEEPS_TERMS = frozenset({"sum", "mean", "neg", "negative", "nansum", "nanmean"})

@@ -14,7 +14,7 @@ import collections
 import functools
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -79,6 +79,7 @@ from gradlint.analysis.dataflow.values import (
     becomes_plain_leaf,
     join,
     new_storage,
+    replace,
     same_items,
 )
 from gradlint.analysis.names import ImportTable, dotted, nested_blocks
@@ -232,7 +233,14 @@ class Frame:
 class FileFacts:
     """The interpreter's results for one file: events, by kind."""
 
-    def __init__(self, module: cst.Module, imports: ImportTable, index: ModuleIndex, scope: Scope):
+    def __init__(
+        self,
+        module: cst.Module,
+        imports: ImportTable,
+        index: ModuleIndex,
+        scope: Scope,
+        scan: CallScan | None = None,
+    ):
         self.edits: list[InplaceEdit] = []
         self.data_writes: list[DataWrite] = []
         self.requires_grad_changes: list[RequiresGradChange] = []
@@ -262,7 +270,10 @@ class FileFacts:
         # methods of a file extending classes imported from its project: code in other
         # files may call them too
         self.called_elsewhere: set[cst.FunctionDef] = set()
-        interpreter = Interpreter(module, imports, index, scope, self)
+        if scan is None or not scan.complete:  # no walk gave it: a walk of its own
+            scan = CallScan()
+            visit(module, scan)
+        interpreter = Interpreter(module, imports, index, scope, self, scan)
         interpreter.run()
         self.shape_conflicts = interpreter.shapes.conflicts  # node -> kind -> ShapeConflict
         self._values = interpreter.values
@@ -281,6 +292,7 @@ class Interpreter:
         index: ModuleIndex,
         scope: Scope,
         facts: FileFacts,
+        scan: CallScan,
     ) -> None:
         self.module = module
         self.imports = imports
@@ -292,8 +304,6 @@ class Interpreter:
         self.top_level = {
             node.name.value: node for node, owner in self.functions.items() if owner is None
         }
-        scan = _CallScan()
-        visit(module, scan)
         self.calls = scan.by_body
         self.shapes = ShapeFlow(imports, module, scan.by_callee)
         self.dirty = {node: frozenset(names) for node, names in scan.dirty.items()}
@@ -3012,16 +3022,22 @@ class _Calls:
     clears: bool = False  # clears gradients (`zero_grad()`, `p.grad = None`, ...)
 
 
-class _CallScan(cst.CSTVisitor):
-    """Which names each body calls, and whether it calls backward()."""
+class CallScan(cst.CSTVisitor):
+    """Which names each body calls, and whether it calls backward(). Its hooks ride on the
+    engine's one walk of the file (FileContext.walkers); `complete` once it has left the
+    module."""
 
     def __init__(self) -> None:
+        self.complete = False
         self.by_body: dict[cst.FunctionDef | None, _Calls] = {None: _Calls()}
         self.stack: list[cst.FunctionDef | None] = [None]
         self.dirty: dict[cst.FunctionDef, set[str]] = {}
         self.freezes = False  # something switches requires_grad off
         self.built_inside: set[str] = set()  # classes called inside a function or method
         self.by_callee: dict[str, list[cst.Call]] = {}  # `f(...)` calls by the name called
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self.complete = True
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:

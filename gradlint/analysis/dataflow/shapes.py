@@ -11,7 +11,7 @@ Unknown stays unknown: every transfer answers None unless the result is proven.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
@@ -19,7 +19,16 @@ import libcst as cst
 from gradlint.analysis import knowledge, torch_ops
 from gradlint.analysis.context import literal_value
 from gradlint.analysis.dataflow.events import ShapeConflict as Conflict
-from gradlint.analysis.dataflow.values import Const, Grad, Obj, Seq, Size, Tensor, new_storage
+from gradlint.analysis.dataflow.values import (
+    Const,
+    Grad,
+    Obj,
+    Seq,
+    Size,
+    Tensor,
+    new_storage,
+    replace,
+)
 from gradlint.analysis.names import ImportTable, dotted
 from gradlint.analysis.shapes import model
 from gradlint.analysis.shapes.model import Dim, Prod, Shape, Sym

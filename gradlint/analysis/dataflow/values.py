@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import itertools
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import Enum
+from typing import TypeVar
 
 import libcst as cst
 
@@ -19,10 +20,22 @@ from gradlint.analysis.dataflow.graphs import GraphNode, either
 from gradlint.analysis.shapes.model import Dim, Shape
 
 _storages = itertools.count(1)
+T = TypeVar("T")
 
 
 def new_storage() -> int:
     return next(_storages)
+
+
+def replace(value: T, /, **changes) -> T:
+    """`dataclasses.replace` for the dataflow's records (no `__post_init__`, no init-less
+    fields, no slots), without its per-field checks and keyword call: the interpreter
+    derives a value this way at most expressions it evaluates."""
+    new = object.__new__(type(value))
+    fields = new.__dict__
+    fields.update(value.__dict__)
+    fields.update(changes)
+    return new
 
 
 @dataclass(frozen=True)
