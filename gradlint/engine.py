@@ -39,9 +39,22 @@ from gradlint.guard import (
 plain_type_checks()  # isinstance on libcst nodes without ABCMeta's Python-level call
 identity_hashes()  # node-keyed dicts without a Python-level __hash__ call
 
-# The prefilter: a file whose bytes never mention `torch` cannot reach any torch API
-# (every rule needs a name imported from torch), so it is not parsed at all.
-PREFILTER = b"torch"
+# The prefilter: a file with no import statement naming torch (or torchvision, ...)
+# cannot reach any torch API (every rule needs a name imported from torch), so it is not
+# parsed at all: mentions in strings and comments (`is_torch_available()`, docstrings)
+# are not enough. A statement at the start of a line or after `;`, indented or not.
+_IMPORTS_TORCH = re.compile(
+    rb"(?:^|;)(?:\xef\xbb\xbf)?[ \t\f]*"  # a UTF-8 byte order mark on the first line
+    rb"(?:from[ \t]+torch\w*\b|import[ \t]+(?:[^\n#;]*[ \t,])?torch\w*\b)",
+    re.MULTILINE,
+)
+
+
+def imports_torch(source: bytes) -> bool:
+    """Whether the file has an import statement naming a torch package (the prefilter)."""
+    return b"torch" in source and _IMPORTS_TORCH.search(source) is not None
+
+
 # Seconds libcst may take, in a child process, on a file CPython rejected (guard.in_child).
 FALLBACK_PARSE_TIMEOUT = 20.0
 
@@ -311,7 +324,7 @@ def lint_source(path: str, source: bytes | str, config: Config | None = None) ->
     config = config or Config()
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
     raw = from_bom(raw)
-    if PREFILTER not in raw:
+    if not imports_torch(raw):
         return LintResult()
     try:
         with _collector_paused():

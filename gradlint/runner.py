@@ -260,8 +260,11 @@ def _run_batch(paths: list[str], config: Config, jobs: int, done: dict[str, File
         initializer=_init_worker,
         initargs=(status, config),
     ) as pool:
-        futures = [pool.submit(_work, index, path) for index, path in enumerate(paths)]
-        for path, future in zip(paths, futures, strict=True):
+        # the largest files first: the last ones to finish are small, no worker idles long
+        order = sorted(range(len(paths)), key=lambda index: -_size(paths[index]))
+        futures = {index: pool.submit(_work, index, paths[index]) for index in order}
+        for index, future in futures.items():
+            path = paths[index]
             try:
                 done[path] = future.result()
             except BrokenProcessPool:
@@ -269,6 +272,13 @@ def _run_batch(paths: list[str], config: Config, jobs: int, done: dict[str, File
             except Exception as error:  # one file's failure is reported, the run goes on
                 done[path] = FileResult(path, internal_errors=[internal_error(path, error)])
     return status if broken else None
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 CRASHED = "Cannot parse: the parser crashed on this file"

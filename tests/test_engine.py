@@ -4,11 +4,18 @@ import sys
 import textwrap
 
 import libcst as cst
+import pytest
 from conftest import codes, lint
 
 from gradlint.analysis.context import ClassKind, literal_value
 from gradlint.config import Config
-from gradlint.engine import LONG_FSTRING, _long_fstrings_blanked, lint_source, parse
+from gradlint.engine import (
+    LONG_FSTRING,
+    _long_fstrings_blanked,
+    imports_torch,
+    lint_source,
+    parse,
+)
 from gradlint.filecontext import FileContext
 
 
@@ -48,6 +55,39 @@ def test_class_kinds_through_aliases_and_local_subclassing():
 
 def test_file_without_torch_is_not_parsed():
     assert lint_source("x.py", b"def f(:\n").diagnostics == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"import torch\n",
+        b"  import torch.nn as nn\n",
+        b"from torch import nn\n",
+        b"import os, torch\n",
+        b"import numpy as np, torchvision\n",
+        b"x = 1; import torch\n",
+        b"\xef\xbb\xbfimport torch\n",
+        b"\x0cimport torch\n",
+        b"if ok:\n    from torch.nn import functional as F\n",
+    ],
+)
+def test_prefilter_passes_files_importing_torch(source):
+    assert imports_torch(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"# import torch\n",
+        b"x = 'torch'\n",
+        b"from transformers.utils import is_torch_available\n",
+        b"import os  # torch\n",
+        b"from .torch_utils import pad\n",
+    ],
+)
+def test_prefilter_skips_files_only_mentioning_torch(source):
+    assert not imports_torch(source)
+    assert lint_source("x.py", source + b"def f(:\n").diagnostics == []
 
 
 def test_syntax_error_is_gl001_with_line():

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gradlint.config import Config
-from gradlint.engine import lint_source
+from gradlint.engine import imports_torch, lint_source
 from gradlint.flake8_plugin import GradlintPlugin
 from gradlint.guard import from_bom, nesting_depth
 from gradlint.runner import lint_file
@@ -61,7 +61,7 @@ def cpython_accepts(source: bytes) -> bool:
 def check(source: str | bytes, path: str = "fuzz.py") -> None:
     """The fuzz properties for one input, through the engine and the per-file pipeline."""
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
-    if b"torch" not in raw:  # the prefilter would skip it: make the engine parse it
+    if not imports_torch(raw):  # the prefilter would skip it: make the engine parse it
         raw = b"import torch\n" + raw
     result = lint_source(path, raw, CONFIG)
     assert not result.internal_errors, result.internal_errors[0]
