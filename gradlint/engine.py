@@ -79,14 +79,15 @@ class _Dispatcher(dict):
         super().__init__()
         self.scope = file.scope
         self._checkers = [*file.walkers, *checkers]
+        self._kinds = tuple(type(c) for c in self._checkers)
 
     def run(self, module: cst.Module) -> None:
-        walk_hooks(module, self, skip=_skipped(tuple(type(c) for c in self._checkers)))
+        walk_hooks(module, self, skip=_skipped(self._kinds))
 
     def __missing__(self, node_type: type) -> tuple[Callable | None, Callable | None]:
-        name = node_type.__name__
-        visits = [getattr(c, f"visit_{name}") for c in self._checkers if _hears(c, "visit", name)]
-        leaves = [getattr(c, f"leave_{name}") for c in self._checkers if _hears(c, "leave", name)]
+        listening = _listening(self._kinds, node_type.__name__)
+        visits = [getattr(self._checkers[i], name) for i, name in listening[0]]
+        leaves = [getattr(self._checkers[i], name) for i, name in listening[1]]
         if issubclass(node_type, _SCOPE_TYPES):
             visits.insert(0, self.scope.enter)
             leaves.append(self.scope.leave)
@@ -109,8 +110,18 @@ def _skipped(checkers: tuple[type, ...]) -> frozenset[type]:
     return LAYOUT | unheard_tokens(listens)
 
 
-def _hears(participant: object, hook: str, node_type: str) -> bool:
-    return defines_hook(type(participant), f"{hook}_{node_type}")
+@cache
+def _listening(kinds: tuple[type, ...], node_type: str) -> tuple[tuple, tuple]:
+    """(position, method name) of each participant class's `visit_` and `leave_` hook for
+    a node type, worked out once per process rather than per file."""
+    return tuple(
+        tuple(
+            (i, f"{hook}_{node_type}")
+            for i, kind in enumerate(kinds)
+            if defines_hook(kind, f"{hook}_{node_type}")
+        )
+        for hook in ("visit", "leave")
+    )
 
 
 def _all(callbacks: list[Callable]) -> Callable | None:
