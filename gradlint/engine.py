@@ -314,7 +314,7 @@ def _libcst_verdict(source: bytes) -> None | str:
 
 
 def _parse_with_libcst(
-    path: str, source: bytes, rejected: Diagnostic | None
+    path: str, source: bytes | str, rejected: Diagnostic | None
 ) -> cst.Module | Diagnostic:
     """libcst's module; on failure `rejected` (CPython's clearer verdict) or libcst's own."""
     try:
@@ -325,7 +325,21 @@ def _parse_with_libcst(
         line, column = error.raw_line, error.raw_column + 1
         return rejected or _syntax_error(path, line, column, f"Cannot parse: {first}")
     except (SyntaxError, UnicodeError, LookupError, ValueError) as error:
+        if rejected is None and _undecodable_comments(source):
+            return _parse_with_libcst(path, source.decode("utf-8", "replace"), None)
         return rejected or _syntax_error(path, 1, 1, f"Cannot parse: {error}")
+
+
+def _undecodable_comments(source: bytes | str) -> bool:
+    """Bytes that are not UTF-8 in a file CPython accepted: CPython 3.11 lets comments hold
+    them, libcst's decoder does not. Read as U+FFFD, they stay in the comments."""
+    if isinstance(source, str):
+        return False
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
 
 
 def lint_source(path: str, source: bytes | str, config: Config | None = None) -> LintResult:
