@@ -1011,21 +1011,20 @@ class Interpreter:
             return None
         self.evals += 1
         start = self.evals
-        value = self._evaluate(expr, state, frame)
-        if type(expr) in REFINED:
+        kind = type(expr)
+        evaluate = _EVALUATORS.get(kind)  # other expression types: unknown
+        value = evaluate(self, expr, state, frame) if evaluate is not None else None
+        if kind in REFINED:
 
             def part(node: cst.CSTNode):
                 found = self.values.get(node)
                 return found[0] if found is not None and found[1] > start else None
 
             value = self.shapes.refine(expr, value, part)
-        value = cuts.placed(value, expr)
+        if value is not None:
+            value = cuts.placed(value, expr)
         self.values[expr] = (value, start)
         return value
-
-    def _evaluate(self, expr: cst.BaseExpression, state: State, frame: Frame):
-        evaluate = _EVALUATORS.get(type(expr))
-        return evaluate(self, expr, state, frame) if evaluate is not None else None
 
     def _unary(self, expr: cst.UnaryOperation, state: State, frame: Frame):
         operand = self.eval(expr.expression, state, frame)
