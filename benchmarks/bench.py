@@ -277,6 +277,11 @@ def bench_corpus(
     print(floor)
     print(ours)
     print(f"  gradlint / libcst parse-only CPU: {ours.cpu_seconds / floor.cpu_seconds:.2f}x")
+    if rounds > 1:  # each round's own ratio (its runs are seconds apart)
+        pairs = zip(runs["floor"], runs["ours"], strict=True)
+        paired = [lint.cpu_seconds / parse.cpu_seconds for parse, lint in pairs]
+        listed = ", ".join(f"{r:.2f}x" for r in paired)
+        print(f"  per round: {listed}; median {statistics.median(paired):.2f}x")
     for baseline in baselines:
         old = best[str(baseline)]
         print(old)
