@@ -30,10 +30,10 @@ from gradlint.filecontext import FileContext
 from gradlint.guard import (
     MESSAGE_LIMIT,
     deep_call,
+    deeper_than,
     from_bom,
     in_child,
     internal_error,
-    nesting_depth,
 )
 
 plain_type_checks()  # isinstance on libcst nodes without ABCMeta's Python-level call
@@ -182,9 +182,10 @@ def parse(
     except (RecursionError, MemoryError, ValueError) as error:
         reason = "nesting too deep for the parser" if isinstance(error, RecursionError) else error
         return _syntax_error(path, 1, 1, f"Cannot parse: {reason}")
-    depth, line = nesting_depth(tree)
+    deep = deeper_than(tree, source, max_depth)  # None: no deeper than max_depth
     del tree
-    if depth > max_depth:
+    if deep is not None and deep[0] > max_depth:
+        depth, line = deep
         message = (
             f"Cannot parse: nested {depth} levels deep, more than max-depth = {max_depth} "
             "(libcst's parse time grows steeply with depth; raise max-depth to lint it)"

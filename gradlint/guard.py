@@ -135,6 +135,45 @@ def nesting_depth(tree: ast.AST) -> tuple[int, int]:
     return deepest // _LEVEL, line
 
 
+def deeper_than(tree: ast.AST, source: bytes, limit: int) -> tuple[int, int] | None:
+    """`nesting_depth(tree)` when the tree may nest deeper than `limit` levels, else None,
+    without walking the expressions of statements too short to get that deep: a level of
+    an expression costs at least a byte of its text (2 bytes + 16 levels allowed), so a
+    statement `b` bytes long holds nothing more than 2b + 16 levels below it."""
+    if b"\r" in source or not _utf8(source):  # CPython's offsets must be these bytes'
+        return nesting_depth(tree)
+    starts = [0]
+    for line in source.split(b"\n"):
+        starts.append(starts[-1] + len(line) + 1)
+    stack: list[tuple[ast.AST, int]] = [(statement, 1) for statement in tree.body]
+    while stack:
+        node, above = stack.pop()  # `above`: levels above it, at most
+        if isinstance(node, ast.stmt):
+            first = node.decorator_list[0] if getattr(node, "decorator_list", None) else node
+            size = starts[node.end_lineno - 1] + node.end_col_offset
+            size -= starts[first.lineno - 1] + first.col_offset
+            if above + 2 * size + 16 <= limit:
+                continue
+        for name in node._fields:
+            value = getattr(node, name, None)
+            for child in value if isinstance(value, list) else (value,):
+                if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
+                    stack.append((child, above + 2))
+                elif isinstance(child, ast.AST) and above + 2 + nesting_depth(child)[0] > limit:
+                    return nesting_depth(tree)
+    return None
+
+
+def _utf8(source: bytes) -> bool:
+    if source.isascii():
+        return True
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return not source.startswith(b"\xef\xbb\xbf")  # offsets on line 1 skip the mark
+
+
 def in_child(function: Callable[[], T], timeout: float) -> tuple[str, T | None]:
     """`function()` in a forked process: ("ok", its picklable result), ("crashed", None)
     when the process died, or ("timeout", None). Where fork is unavailable it runs here."""

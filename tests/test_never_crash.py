@@ -17,7 +17,7 @@ from gradlint.cli import main
 from gradlint.config import Config
 from gradlint.engine import lint_source
 from gradlint.flake8_plugin import GradlintPlugin
-from gradlint.guard import MESSAGE_LIMIT, nesting_depth
+from gradlint.guard import MESSAGE_LIMIT, deeper_than, nesting_depth
 from gradlint.runner import ContainedWorker
 
 BACKWARD_CLASS = """\
@@ -89,6 +89,32 @@ def test_depth_counts_libcst_levels():
     elifs = "if a:\n    pass\n" + "elif b:\n    pass\n" * 80
     assert nesting_depth(ast.parse(elifs))[0] < 15
     assert nesting_depth(ast.parse("x = " + " and ".join(["a"] * 800)))[0] == 103
+
+
+_SHAPES = [
+    b"x = " + b"+".join([b"a"] * 600) + b"\n",
+    b"x = a" + b"[0]" * 300 + b"\n",
+    b"if a:\n    x = 1\n" + b"elif b:\n    x = 2\n" * 500,
+    b"@" + b"a." * 700 + b"b\ndef f():\n    pass\n",  # a decorator precedes its def
+    b"try:\n    pass\nexcept " + b"a." * 900 + b"E:\n    pass\n",
+    b"match x:\n    case " + b"[" * 50 + b"1" + b"]" * 50 + b":\n        pass\n",
+    b"x = f'" + b"{a}" * 1000 + b"'\n",
+    b"\xef\xbb\xbfx = " + b"-" * 800 + b"1\n",
+    b"s = '\xc3\xa9'\nx = " + b"not " * 400 + b"y\n",
+    b"class A:\n    def f(self):\n        return " + b"(" * 150 + b"1" + b")" * 150 + b"\n",
+]
+
+
+@pytest.mark.parametrize("source", _SHAPES)
+def test_depth_bound_skips_only_statements_too_short_to_be_deep(source):
+    """`deeper_than` walks only what may exceed the limit; its answer is nesting_depth's."""
+    import ast
+
+    tree = ast.parse(source)
+    exact = nesting_depth(tree)
+    for limit in (3, 10, 25, 60, 200, 1000):
+        found = deeper_than(tree, source, limit)
+        assert found == exact if exact[0] > limit else found in (None, exact)
 
 
 def test_a_chain_deeper_than_max_depth_is_gl001_saying_why():
