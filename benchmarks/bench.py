@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import functools
 import importlib.util
 import os
 import pstats
@@ -105,6 +106,7 @@ BYTECODE_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTE
 IMPORT_ALL = "import gradlint.cli, gradlint.engine, gradlint.checks, gradlint.runner"
 
 
+@functools.cache
 def compiled(cwd: Path | None = None) -> None:
     """Write the bytecode of the gradlint that runs from `cwd` (untimed)."""
     subprocess.run([sys.executable, "-c", IMPORT_ALL], env=BYTECODE_ENV, cwd=cwd, check=True)

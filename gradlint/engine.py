@@ -34,6 +34,7 @@ from gradlint.guard import (
     from_bom,
     in_child,
     internal_error,
+    is_utf8,
 )
 
 plain_type_checks()  # isinstance on libcst nodes without ABCMeta's Python-level call
@@ -282,10 +283,10 @@ def _fstring_end(source: bytes, start: int, quote: bytes) -> int | None:
         found = source.find(quote, at)
         if found < 0:
             return None
-        if len(quote) == 1 and b"\n" in source[at:found]:
+        text = source[at:found]
+        if len(quote) == 1 and b"\n" in text:
             return None
-        backslashes = len(source[at:found]) - len(source[at:found].rstrip(b"\\"))
-        if backslashes % 2 == 0:
+        if (len(text) - len(text.rstrip(b"\\"))) % 2 == 0:  # the quote is not escaped
             return found
         at = found + 1
 
@@ -326,21 +327,11 @@ def _parse_with_libcst(
         line, column = error.raw_line, error.raw_column + 1
         return rejected or _syntax_error(path, line, column, f"Cannot parse: {first}")
     except (SyntaxError, UnicodeError, LookupError, ValueError) as error:
-        if rejected is None and _undecodable_comments(source):
+        if rejected is None and isinstance(source, bytes) and not is_utf8(source):
+            # CPython 3.11 lets comments hold bytes that are not UTF-8, libcst's decoder
+            # does not: read as U+FFFD, they stay in the comments
             return _parse_with_libcst(path, source.decode("utf-8", "replace"), None)
         return rejected or _syntax_error(path, 1, 1, f"Cannot parse: {error}")
-
-
-def _undecodable_comments(source: bytes | str) -> bool:
-    """Bytes that are not UTF-8 in a file CPython accepted: CPython 3.11 lets comments hold
-    them, libcst's decoder does not. Read as U+FFFD, they stay in the comments."""
-    if isinstance(source, str):
-        return False
-    try:
-        source.decode("utf-8")
-    except UnicodeDecodeError:
-        return True
-    return False
 
 
 def lint_source(path: str, source: bytes | str, config: Config | None = None) -> LintResult:

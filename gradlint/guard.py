@@ -140,8 +140,8 @@ def deeper_than(tree: ast.AST, source: bytes, limit: int) -> tuple[int, int] | N
     without walking the expressions of statements too short to get that deep: a level of
     an expression costs at least a byte of its text (2 bytes + 16 levels allowed), so a
     statement `b` bytes long holds nothing more than 2b + 16 levels below it."""
-    if b"\r" in source or not _utf8(source):  # CPython's offsets must be these bytes'
-        return nesting_depth(tree)
+    if b"\r" in source or not is_utf8(source) or source.startswith(codecs.BOM_UTF8):
+        return nesting_depth(tree)  # CPython's offsets count other bytes than these
     starts = [0]
     for line in source.split(b"\n"):
         starts.append(starts[-1] + len(line) + 1)
@@ -164,14 +164,14 @@ def deeper_than(tree: ast.AST, source: bytes, limit: int) -> tuple[int, int] | N
     return None
 
 
-def _utf8(source: bytes) -> bool:
+def is_utf8(source: bytes) -> bool:
     if source.isascii():
         return True
     try:
         source.decode("utf-8")
     except UnicodeDecodeError:
         return False
-    return not source.startswith(b"\xef\xbb\xbf")  # offsets on line 1 skip the mark
+    return True
 
 
 def in_child(function: Callable[[], T], timeout: float) -> tuple[str, T | None]:
