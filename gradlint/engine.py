@@ -5,15 +5,14 @@ from __future__ import annotations
 import ast
 import gc
 import re
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 
 import libcst as cst
-from libcst._nodes.base import CSTNode
 
+from gradlint import node_init
 from gradlint.analysis.walk import (
     LAYOUT,
     defines_hook,
@@ -39,6 +38,7 @@ from gradlint.guard import (
 
 plain_type_checks()  # isinstance on libcst nodes without ABCMeta's Python-level call
 identity_hashes()  # node-keyed dicts without a Python-level __hash__ call
+node_init.install()  # nodes built field by field through their slots, validated off-parse
 
 # The prefilter: a file with no import statement naming torch (or torchvision, ...)
 # cannot reach any torch API (every rule needs a name imported from torch), so it is not
@@ -320,7 +320,7 @@ def _parse_with_libcst(
 ) -> cst.Module | Diagnostic:
     """libcst's module; on failure `rejected` (CPython's clearer verdict) or libcst's own."""
     try:
-        with _unvalidated():
+        with node_init.unvalidated():
             return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         first = str(error).splitlines()[0]
@@ -354,37 +354,6 @@ def lint_source(path: str, source: bytes | str, config: Config | None = None) ->
         return LintResult(internal_errors=[internal_error(path, error)])
     found = [_syntax_error(path, 1, 1, reason)] if config.is_selected("GL001") else []
     return LintResult(diagnostics=found)
-
-
-_validation = threading.Lock()
-_unvalidated_parses = 0
-
-
-@contextmanager
-def _unvalidated() -> Iterator[None]:
-    """libcst nodes built without their `_validate()` checks while a parse is under way.
-    Each node validates its fields as it is built, for trees built by hand; the native
-    parser only builds what its grammar allows (libcst's own note in `CSTNode.__post_init__`
-    says as much), and the checks cost 15% of the parse. Other code in the process
-    (fixes, other flake8 plugins) builds validated nodes before and after."""
-    global _unvalidated_parses
-    with _validation:
-        _unvalidated_parses += 1
-        CSTNode.__post_init__ = _no_checks
-    try:
-        yield
-    finally:
-        with _validation:
-            _unvalidated_parses -= 1
-            if not _unvalidated_parses:
-                CSTNode.__post_init__ = _VALIDATED
-
-
-def _no_checks(node: CSTNode) -> None:
-    return None
-
-
-_VALIDATED = CSTNode.__post_init__
 
 
 @contextmanager

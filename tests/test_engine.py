@@ -195,3 +195,81 @@ def test_bytes_that_are_not_utf8_in_comments_are_read_as_python_reads_them():
     assert [d.code for d in lint_source("x.py", b'import torch\nx = "\x80"\n').diagnostics] == [
         "GL001"
     ]
+
+
+RICH_SOURCE = '''\
+import torch, torch.nn as nn
+from . import x as y
+@decorate(1, *a, k=2, **kw)
+class M(nn.Module, metaclass=Meta):
+    """Doc."""
+    total: int = 0
+    def __init__(self, /, a, *args, b: "int" = 1, **kwargs) -> None:
+        super().__init__(); self.w = nn.Parameter(torch.zeros(3)); global G; G = a
+    async def f(self, x):
+        async with ctx() as (p, q), other():
+            async for i in aiter():
+                await g(i)
+        nonlocal_free = lambda z, *, k=0: z[1:2, ::3, ...] @ x ** -k
+        return [i async for i in h() if i] or {k: v for k, v in d.items()} and {*s}
+    def g(self, x):
+        if (n := len(x)) > 1 and not x is None or x in (1,) != 2: x += 1; x[0] |= 2
+        elif x: del x[0]
+        else: pass
+        try: raise ValueError("m") from None
+        except* (TypeError, KeyError) as group: ...
+        finally: assert x, f"{x!r:>{n}} {x=}"
+        while True: break
+        else: return
+        match x:
+            case [1, *rest] | {"k": _, **others} if rest: yield from rest
+            case Point(x=0, y=b"\\x00") as p: yield p
+            case _: return -x if x else ~x
+        with open("f") as fh: print(*fh, sep="", end=r"\\n")
+'''
+
+
+def test_nodes_built_during_a_parse_equal_libcsts_own():
+    """gradlint's node constructors (node_init) build the trees libcst's own build."""
+    own = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import libcst, sys; print(repr(libcst.parse_module(sys.stdin.read())))",
+        ],
+        input=RICH_SOURCE,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    module = parse("m.py", RICH_SOURCE)
+    assert isinstance(module, cst.Module) and module.code == RICH_SOURCE
+    assert repr(module) + "\n" == own
+
+
+def test_nodes_built_outside_a_parse_are_validated_and_keep_their_signature():
+    import dataclasses
+    import inspect
+
+    from gradlint import node_init
+
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("1x")
+    with node_init.unvalidated():
+        assert cst.Name("1x").value == "1x"
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("1x")
+    assert cst.Name("x", lpar=[cst.LeftParen()], rpar=[cst.RightParen()]).lpar
+    dot = cst.Attribute(cst.Name("a"), cst.Name("b")).dot  # a field built by a factory
+    assert dot.whitespace_before.deep_equals(cst.SimpleWhitespace(""))
+    for cls in (cst.FunctionDef, cst.Call, cst.Attribute, cst.Name, cst.Subscript):
+        fields = [f for f in dataclasses.fields(cls) if f.init]
+        params = list(inspect.signature(cls).parameters.values())
+        assert [p.name for p in params] == [f.name for f in fields]
+        for param, field in zip(params, fields, strict=True):
+            if field.default is not dataclasses.MISSING:
+                assert param.default is field.default
+            elif field.default_factory is not dataclasses.MISSING:
+                assert repr(param.default) == "<factory>"
+            else:
+                assert param.default is inspect.Parameter.empty

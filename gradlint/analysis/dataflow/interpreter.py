@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import collections
 import functools
+import itertools
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -2944,19 +2945,21 @@ def _is_layer_class(qualified: str) -> bool:
 def _functions(module: cst.Module, index: ModuleIndex) -> dict[cst.FunctionDef, ClassInfo | None]:
     """Every function of the file, with the class it is a method of."""
     found: dict[cst.FunctionDef, ClassInfo | None] = {}
-
-    def visit(statements, owner: ClassInfo | None) -> None:
-        for statement in statements:
-            if isinstance(statement, cst.FunctionDef):
-                found[statement] = owner
-                visit(statement.body.body, None)
-            elif isinstance(statement, cst.ClassDef):
-                visit(statement.body.body, index.by_node.get(statement))
-            elif isinstance(statement, cst.If | cst.Try | cst.With | cst.For | cst.While):
-                for block in nested_blocks(statement):
-                    visit(block, owner)
-
-    visit(module.body, None)
+    # iterators of statement lists, innermost last: no recursion, and no closure that
+    # refers to itself (a cycle only the garbage collector would free, the tree with it)
+    stack: list[tuple[Iterator[cst.CSTNode], ClassInfo | None]] = [(iter(module.body), None)]
+    while stack:
+        statements, owner = stack[-1]
+        statement = next(statements, None)
+        if statement is None:
+            stack.pop()
+        elif isinstance(statement, cst.FunctionDef):
+            found[statement] = owner
+            stack.append((iter(statement.body.body), None))
+        elif isinstance(statement, cst.ClassDef):
+            stack.append((iter(statement.body.body), index.by_node.get(statement)))
+        elif isinstance(statement, cst.If | cst.Try | cst.With | cst.For | cst.While):
+            stack.append((itertools.chain.from_iterable(nested_blocks(statement)), owner))
     return found
 
 
