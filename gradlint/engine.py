@@ -18,7 +18,7 @@ from gradlint.analysis.walk import (
     defines_hook,
     identity_hashes,
     plain_type_checks,
-    unheard_tokens,
+    unheard_leaves,
     walk_hooks,
 )
 from gradlint.catalogue import load_catalogue
@@ -108,7 +108,7 @@ def _skipped(checkers: tuple[type, ...]) -> frozenset[type]:
 
     if any(listens(f"{hook}_{t.__name__}") for t in LAYOUT for hook in ("visit", "leave")):
         return frozenset()
-    return LAYOUT | unheard_tokens(listens)
+    return LAYOUT | unheard_leaves(listens)
 
 
 @cache

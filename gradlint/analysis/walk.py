@@ -200,15 +200,26 @@ def _plan(kind: type) -> tuple[str, frozenset[type]]:
         wants_layout = any(defines_hook(kind, f"{h}_{t.__name__}") for t in LAYOUT for h in hooks)
         if wants_layout:
             return "by_name", frozenset()
-        return "by_name", LAYOUT | unheard_tokens(lambda name: defines_hook(kind, name))
+        return "by_name", LAYOUT | unheard_leaves(lambda name: defines_hook(kind, name))
     return "generic", frozenset()
 
 
-def unheard_tokens(listens: Callable[[str], bool]) -> frozenset[type[cst.CSTNode]]:
-    """The token types without a hook: `listens("visit_Comma")` says whether there is one.
-    A walk skipping layout skips these too (nothing but layout lies below them)."""
+# Leaf expressions: below them only layout and their parentheses (tokens).
+LEAVES: frozenset[type[cst.CSTNode]] = frozenset(
+    {cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis}
+)
+
+
+def unheard_leaves(listens: Callable[[str], bool]) -> frozenset[type[cst.CSTNode]]:
+    """The leaves without a hook (`listens("visit_Comma")` says whether there is one):
+    token types, and leaf expressions (names, numbers, strings: a third of a tree) when
+    parentheses have no hook either. A walk skipping layout skips these too (nothing but
+    layout and parentheses lie below them)."""
     hooks = ("visit", "leave")
-    return frozenset(t for t in TOKENS if not any(listens(f"{h}_{t.__name__}") for h in hooks))
+    silent = frozenset(t for t in TOKENS if not any(listens(f"{h}_{t.__name__}") for h in hooks))
+    if cst.LeftParen not in silent or cst.RightParen not in silent:
+        return silent
+    return silent | {t for t in LEAVES if not any(listens(f"{h}_{t.__name__}") for h in hooks)}
 
 
 def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
