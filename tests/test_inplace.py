@@ -434,3 +434,58 @@ class M(nn.Module):
         )
         == []
     )
+
+
+def test_an_edit_saved_by_the_previous_iteration_of_a_helpers_loop_is_found_at_its_call():
+    # the helper alone cannot tell that `w` requires grad: its caller's leaf says so, and
+    # `h * w` saves `h` only then; the next pass of the loop edits `h`
+    found = lint(
+        """
+        import torch
+
+        def accumulate(w, xs):
+            h = torch.zeros(3)
+            out = 0
+            for x in xs:
+                h.add_(x)
+                out = out + (h * w).sum()
+            return out
+
+        w = torch.randn(3, requires_grad=True)
+        loss = accumulate(w, [torch.randn(3) for _ in range(4)])
+        loss.backward()
+        """
+    )
+    assert [(f.code, f.line) for f in found] == [("GL103", 8)]
+
+
+def test_an_edit_saved_by_the_previous_iteration_inside_a_called_loop_is_found():
+    # the same inside a module's forward called from a training loop's body: the forward's
+    # loop is reached during the outer loop's passes and still sees its own next pass
+    found = lint(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Cell(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(3, 3)
+
+            def forward(self, xs):
+                state = torch.zeros(1, 3)
+                total = 0
+                for x in xs:
+                    state.mul_(0.5)
+                    total = total + torch.sigmoid(self.proj(state) + x).sum()
+                return total
+
+        def train(model, batches):
+            for xs in batches:
+                for _ in range(2):
+                    model(xs).backward()
+
+        train(Cell(), [[torch.randn(1, 3)] * 3])
+        """
+    )
+    assert [(f.code, f.line) for f in found] == [("GL103", 14)]

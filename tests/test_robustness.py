@@ -11,6 +11,7 @@ import pytest
 
 from gradlint import runner
 from gradlint.config import Config
+from gradlint.engine import lint_source
 
 ONLY = Config(select=("GL001", "GL303"))  # the rules these tests rely on, whatever else lands
 MODULE_BACKWARD = (
@@ -205,3 +206,35 @@ def test_results_come_back_from_the_child_unchanged(tmp_path):
     here = runner.lint_file(str(path), ONLY)
     (there,) = runner.lint_in_order([(str(path), None)], ONLY)
     assert there == here and there.diagnostics and there.source == MODULE_BACKWARD
+
+
+def test_loops_of_nested_calls_do_not_multiply_their_passes(monkeypatch):
+    """Ten levels of modules, each looping over two of the next: every loop runs its body
+    twice, but a called loop reached in another loop's second pass runs once, so the work
+    grows with the levels instead of doubling per level (7,480 expressions before)."""
+    from gradlint.analysis.dataflow import interpreter
+
+    levels = ["import torch\nimport torch.nn as nn\n"]
+    for k in range(10):
+        inner = f"Level{k - 1}(dim)" if k else "nn.Linear(dim, dim)"
+        levels.append(
+            f"class Level{k}(nn.Module):\n"
+            "    def __init__(self, dim):\n"
+            "        super().__init__()\n"
+            f"        self.layers = nn.ModuleList([{inner} for _ in range(2)])\n"
+            "    def forward(self, x):\n"
+            "        for layer in self.layers:\n"
+            "            x = layer(x) + x\n"
+            "        return x\n"
+        )
+    evaluated = 0
+    original = interpreter.Interpreter.eval
+
+    def counting(self, expr, state, frame):
+        nonlocal evaluated
+        evaluated += 1
+        return original(self, expr, state, frame)
+
+    monkeypatch.setattr(interpreter.Interpreter, "eval", counting)
+    assert not lint_source("m.py", "".join(levels)).internal_errors
+    assert 0 < evaluated < 3_500

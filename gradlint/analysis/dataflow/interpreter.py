@@ -301,6 +301,7 @@ class Interpreter:
         self.scope = scope
         self.facts = facts
         self.steps = 0
+        self.second_passes = 0  # loops now in their second pass (a call inside one included)
         self.functions = _functions(module, index)  # FunctionDef -> owner
         self.top_level = {
             node.name.value: node for node, owner in self.functions.items() if owner is None
@@ -692,18 +693,26 @@ class Interpreter:
     def _loop(self, statement, state, frame: Frame, target, source, entered=False) -> State | None:
         """The body twice: what one iteration saves or binds is seen by the next; the
         states after zero (unless the loop is `entered`: over a sequence of known items),
-        one and two iterations are joined."""
+        one and two iterations are joined. A loop of a called function reached during
+        another loop's second pass runs once: its own second pass already ran in the first
+        one, and passes would multiply across the loops of nested calls (a block's loop
+        over layers whose forward loops over convs: 2**k runs of the innermost body)."""
         if isinstance(statement, cst.For):
             self._freezing_loop(statement, state, frame)
         current: State | None = state.copy()
         exits: list[State | None] = [] if entered else [state.copy()]
-        for iteration in range(2):
+        passes = 1 if self.second_passes and frame.depth > 0 else 2
+        for iteration in range(passes):
             if current is None:
                 break
             if target is not None:
                 self._bind_loop_target(target, source, current, frame, iteration)
             place = Place("loop", statement, iteration)
-            current = self._block_at(place, statement.body.body, current, frame)
+            self.second_passes += iteration
+            try:
+                current = self._block_at(place, statement.body.body, current, frame)
+            finally:
+                self.second_passes -= iteration
             exits.append(current.copy() if current is not None else None)
         if statement.orelse is not None and current is not None:
             exits[-1] = self._block(statement.orelse.body.body, current.copy(), frame)
