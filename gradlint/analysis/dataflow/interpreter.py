@@ -1440,7 +1440,7 @@ class Interpreter:
         args = self._arguments(call, state, frame, keeps)
         state.uses.quiet = quiet
         self._registration(call, method, receiver, args, state, frame)
-        if isinstance(func, cst.Attribute) and func.attr.value == "backward":
+        if method == "backward":
             # `loss.backward()`, or `fabric.backward(loss)`: the loss is the argument when
             # the receiver is not a tensor
             operand = dotted(func.value)
@@ -1456,11 +1456,11 @@ class Interpreter:
                 self._trace("backward", call, frame)
             if operand in frame.bound_at:
                 frame.backward_calls.append((frame.order, frame.bound_at[operand]))
-        if isinstance(func, cst.Attribute) and func.attr.value == "step":
+        if method == "step":
             first = args[0][0] if args[0] else None
             self._trace("step", call, frame, receiver=receiver, argument=first)
             self._step(call, receiver, args, state)
-        if isinstance(func, cst.Attribute) and func.attr.value == "zero_grad":
+        if method == "zero_grad":
             self._trace("zero_grad", call, frame, receiver=receiver, storages=_held(receiver))
             self._zero_grad(call, receiver, state)
         elif _clears_gradients(call) or _last_name(func) in self.clearing:
@@ -1514,10 +1514,10 @@ class Interpreter:
         if isinstance(func, cst.Attribute) and isinstance(receiver, Obj):
             bound = self._object_attribute(receiver, func.attr.value)
             if bound is None and receiver.info is not None:
-                method = self._method(receiver.info, func.attr.value)
-                if method is not None:
-                    self._called(call, method, receiver, args, state, frame)
-                    return self._inline(call, method, receiver, args, state, frame)
+                defined = self._method(receiver.info, func.attr.value)
+                if defined is not None:
+                    self._called(call, defined, receiver, args, state, frame)
+                    return self._inline(call, defined, receiver, args, state, frame)
             if bound is not None:
                 callee = bound
             else:
