@@ -9,7 +9,8 @@ signature and defaults that sets the fields through their slot descriptors (a th
 the cost of `object.__setattr__`) and validates unless one of gradlint's parses is under
 way (`unvalidated`): a tenth of libcst's parse time, the same nodes. Other code in the
 process (fixes, other flake8 plugins) builds validated nodes as before. A class whose
-`__init__` is not the one `dataclasses` wrote keeps its own.
+`__init__` is not the one `dataclasses` wrote keeps its own. Installing them costs ~13 ms
+once per process (a compile per class: one compile of them all measured slower).
 """
 
 from __future__ import annotations
