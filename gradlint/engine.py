@@ -14,11 +14,10 @@ import libcst as cst
 
 from gradlint import node_init
 from gradlint.analysis.walk import (
-    LAYOUT,
     defines_hook,
     identity_hashes,
     plain_type_checks,
-    unheard_leaves,
+    skipped,
     walk_hooks,
 )
 from gradlint.catalogue import load_catalogue
@@ -100,15 +99,8 @@ class _Dispatcher(dict):
 
 @cache
 def _skipped(checkers: tuple[type, ...]) -> frozenset[type]:
-    """What the walk passes over: layout nodes (whitespace, comments) unless a checker
-    asks for one, then token nodes (`,` `.` operators) nobody asks for."""
-
-    def listens(name: str) -> bool:
-        return any(defines_hook(checker, name) for checker in checkers)
-
-    if any(listens(f"{hook}_{t.__name__}") for t in LAYOUT for hook in ("visit", "leave")):
-        return frozenset()
-    return LAYOUT | unheard_leaves(listens)
+    """What the walk passes over (walk.skipped) for these participants' hooks."""
+    return skipped(lambda name: any(defines_hook(checker, name) for checker in checkers))
 
 
 @cache

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from libcst._nodes.base import CSTNode
+from gradlint.analysis.walk import node_classes
 
 _parsing: list[None] = []  # one entry per parse under way; read by every generated __init__
 _parsing_lock = threading.Lock()
@@ -87,23 +87,12 @@ def _generated_init(cls: type):
     return function
 
 
-def _node_classes() -> Iterator[type]:
-    """Every slotted dataclass below CSTNode (the classes libcst's parser builds)."""
-    seen: set[type] = set()
-    stack = [CSTNode]
-    while stack:
-        for subclass in stack.pop().__subclasses__():
-            if subclass not in seen:
-                seen.add(subclass)
-                stack.append(subclass)
-                if "__slots__" in subclass.__dict__ and dataclasses.is_dataclass(subclass):
-                    yield subclass
-
-
 def install() -> int:
     """Give each node class its cheaper `__init__`; how many classes got one."""
     installed = 0
-    for cls in list(_node_classes()):
+    for cls in node_classes():
+        if "__slots__" not in cls.__dict__ or not dataclasses.is_dataclass(cls):
+            continue  # the parser builds only slotted dataclasses
         function = _generated_init(cls)
         if function is not None:
             cls.__init__ = function

@@ -29,7 +29,7 @@ LAYOUT: frozenset[type[cst.CSTNode]] = frozenset(
 )
 
 
-def _node_classes() -> list[type[cst.CSTNode]]:
+def node_classes() -> list[type[cst.CSTNode]]:
     """CSTNode and every subclass of it, each once."""
     classes, seen = [cst.CSTNode], {}
     while classes:
@@ -45,7 +45,7 @@ def _tokens() -> frozenset[type[cst.CSTNode]]:
     whitespace, so below them there is only layout."""
     return frozenset(
         kind
-        for kind in _node_classes()
+        for kind in node_classes()
         if dataclasses.is_dataclass(kind)
         and all(f.name.startswith("whitespace") for f in dataclasses.fields(kind))
     )
@@ -196,30 +196,32 @@ def _plan(kind: type) -> tuple[str, frozenset[type]]:
     if any(defines_hook(kind, name) for name in attribute_hooks):
         return "libcst", frozenset()
     if kind.on_visit is cst.CSTVisitor.on_visit and kind.on_leave is cst.CSTVisitor.on_leave:
-        hooks = ("visit", "leave")
-        wants_layout = any(defines_hook(kind, f"{h}_{t.__name__}") for t in LAYOUT for h in hooks)
-        if wants_layout:
-            return "by_name", frozenset()
-        return "by_name", LAYOUT | unheard_leaves(lambda name: defines_hook(kind, name))
+        return "by_name", skipped(lambda name: defines_hook(kind, name))
     return "generic", frozenset()
 
 
+HOOKS = ("visit", "leave")
 # Leaf expressions: below them only layout and their parentheses (tokens).
 LEAVES: frozenset[type[cst.CSTNode]] = frozenset(
     {cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Ellipsis}
 )
 
 
-def unheard_leaves(listens: Callable[[str], bool]) -> frozenset[type[cst.CSTNode]]:
-    """The leaves without a hook (`listens("visit_Comma")` says whether there is one):
-    token types, and leaf expressions (names, numbers, strings: a third of a tree) when
-    parentheses have no hook either. A walk skipping layout skips these too (nothing but
-    layout and parentheses lie below them)."""
-    hooks = ("visit", "leave")
-    silent = frozenset(t for t in TOKENS if not any(listens(f"{h}_{t.__name__}") for h in hooks))
+def skipped(listens: Callable[[str], bool]) -> frozenset[type[cst.CSTNode]]:
+    """What a walk passes over for hooks `listens("visit_Comma")` says exist: nothing when
+    a layout node (whitespace, comments) has a hook; else layout, the token types without
+    a hook, and the leaf expressions without one (names, numbers, strings: a third of a
+    tree) when parentheses have none either (below them lie only layout and parentheses)."""
+
+    def unheard(kinds: frozenset[type[cst.CSTNode]]) -> frozenset[type[cst.CSTNode]]:
+        return frozenset(t for t in kinds if not any(listens(f"{h}_{t.__name__}") for h in HOOKS))
+
+    if any(listens(f"{h}_{t.__name__}") for t in LAYOUT for h in HOOKS):
+        return frozenset()
+    silent = unheard(TOKENS)
     if cst.LeftParen not in silent or cst.RightParen not in silent:
-        return silent
-    return silent | {t for t in LEAVES if not any(listens(f"{h}_{t.__name__}") for h in hooks)}
+        return LAYOUT | silent
+    return LAYOUT | silent | unheard(LEAVES)
 
 
 def visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
@@ -278,7 +280,7 @@ def plain_type_checks() -> None:
     registry = getattr(abc, "_get_dump", None)  # CPython's C implementation of abc
     if registry is None:
         return
-    for kind in _node_classes():
+    for kind in node_classes():
         if type(kind) is abc.ABCMeta and not registry(kind)[0]:  # no virtual subclass
             kind.__class__ = _PlainChecks
 
@@ -289,6 +291,6 @@ def identity_hashes() -> None:
     set keyed by nodes paid a Python call per lookup. The same equality, a C hash. Call
     it before any node is hashed (engine does, on import)."""
     python_hash = cst.CSTNode.__hash__
-    for kind in _node_classes():
+    for kind in node_classes():
         if kind.__dict__.get("__hash__") is python_hash:
             kind.__hash__ = object.__hash__
