@@ -29,7 +29,16 @@ from gradlint.analysis.context import (
     literal_bool,
     literal_value,
 )
-from gradlint.analysis.dataflow import cuts, dtypes, freezing, graphs, narrowing, optimizers, views
+from gradlint.analysis.dataflow import (
+    cuts,
+    dtypes,
+    freezing,
+    graphs,
+    narrowing,
+    optimizers,
+    summaries,
+    views,
+)
 from gradlint.analysis.dataflow.events import (
     BackwardCall,
     Body,
@@ -78,7 +87,9 @@ from gradlint.analysis.dataflow.values import (
     Tensor,
     Value,
     becomes_plain_leaf,
+    generation,
     join,
+    new_generation,
     new_storage,
     replace,
     same_items,
@@ -148,6 +159,9 @@ _READING_BUILTINS = _ITERATION_BUILTINS | {"len", "print", "isinstance", "set"}
 _LIST_GROWTH = frozenset({"append", "extend", "insert"})
 # calls registering a module's attribute by name
 _REGISTERING = frozenset({"add_module", "register_module", "register_parameter", "__setattr__"})
+# module methods `_module_method` models by changing the instance (or its layers)
+_CHANGING_METHODS = _REGISTERING | _LIST_GROWTH | {"register_buffer", "requires_grad_"}
+_CHANGING_METHODS |= {"add_argument"}  # argparse's
 
 
 @dataclass
@@ -323,6 +337,13 @@ class Interpreter:
         self.constructions: dict[tuple, tuple[Obj, int]] = {}
         self.module_body_done = False
         self.stack: list[cst.FunctionDef] = []
+        # functions' own runs kept for callers that would run them alike (summaries.py);
+        # `heap` counts changes of instances (a summary holds while it is unchanged),
+        # `inlined` lists the functions run inline so far
+        self.summaries: dict[tuple[cst.FunctionDef, tuple], summaries.Summary] = {}
+        self.heap = 0
+        self.inlined: list[cst.FunctionDef] = []
+        self.refused: list[cst.FunctionDef] = []  # calls not run inline: already under way
         # module-level names functions read: the live module scope while the module body
         # runs; afterwards only names the module binds once
         self.globals: dict[str, Value | None] = {}
@@ -411,16 +432,61 @@ class Interpreter:
                 fact = env[param.name.value] or Tensor(new_storage(), is_tensor=True)
                 env[param.name.value] = replace(fact, shape=annotated)
         self._bind_defaults(node, env, params)
+        fresh = node.name.value == "__init__"
         if owner is not None and _takes_self(node):
             # `__init__` on its own builds a fresh object: the shared instance keeps what
             # the file's constructor calls gave it
-            fresh = node.name.value == "__init__"
             this = Obj(owner.name, owner) if fresh else self.instance(owner)
             env[node.params.params[0].name.value] = this
+        arguments = _fingerprints(env) if role is None and not fresh else None
+        before = summaries.lengths(self.facts), self.steps, len(self.inlined), len(self.refused)
+        start = State(env, grad=grad)
         self.stack.append(node)
-        self._block(node.body.body, State(env, grad=grad), frame)
+        end = self._block(node.body.body, start, frame)
         self.stack.pop()
         self._finish(frame)
+        if arguments is not None:
+            exits = [*frame.exits, end] if end is not None else frame.exits
+            self._summarise(node, arguments, (start, grad, exits), frame, before)
+
+    def _summarise(self, node: cst.FunctionDef, arguments, run, frame: Frame, before) -> None:
+        """Keep what a run of `node` gave (on its own, or inline where that is the same run),
+        for callers that would run it alike inline (summaries.py), unless its events need
+        their caller's order or the run was cut."""
+        start, grad, exits = run
+        lengths, steps, inlined, refused = before
+        ordered = summaries.appended(self.facts, lengths, summaries.ORDERED)
+        if any(ordered.values()) or self.steps > MAX_STEPS:
+            return
+        if self.second_passes and frame.depth > 0:
+            return  # its loops ran once (`_loop`): not the run a caller outside one has
+        if any(e.graphs != _NO_GRAPHS for e in exits):
+            return
+        kept = self.summaries.get((node, arguments))
+        if kept is not None and kept.heap == self.heap and kept.depth < frame.depth:
+            return  # the one kept went deeper
+        result = None
+        for value in frame.returns:
+            result = value if result is None else join(result, value)
+        modes = {e.grad for e in exits}
+        sets_grad = frame.sets_grad and bool(exits)
+        self.summaries[node, arguments] = summaries.Summary(
+            grad,
+            self.heap,
+            frame.depth,
+            frame.body.standalone,
+            frozenset(self.refused[refused:]),
+            self.steps - steps,
+            frozenset(self.inlined[inlined:]),
+            result,
+            dict(start.saved),
+            ((modes.pop() if len(modes) == 1 else None),) if sets_grad else None,
+            frozenset(frame.read_parameters),
+            frozenset(frame.called_modules),
+            tuple((at, name) for _, at, name in frame.data_writes),
+            summaries.appended(self.facts, lengths, summaries.PLACED),
+        )
+        new_generation()
 
     def _argument_fact(self, param: cst.Param, node: cst.FunctionDef, role: str | None):
         if role is None:
@@ -724,6 +790,8 @@ class Interpreter:
         if not isinstance(source, Parameters) or source.owner is None:
             return
         flag = freezing.loop_flag(loop, lambda expr: _truth(self._peek(expr, state, frame)))
+        if flag is not None:
+            self._changed(None)
         if flag is False and not self.undecided:
             freezing.freeze(source.owner)
         elif flag is not None:
@@ -926,13 +994,23 @@ class Interpreter:
                 state.env[bound_name] = refined
         return dims
 
+    def _changed(self, obj: Obj | None) -> None:
+        """`obj` is about to change (None: instances not known): summaries made since it
+        was built no longer hold."""
+        if obj is None or obj.born < generation():
+            self.heap += 1
+
     def _set_attribute(self, target: cst.Attribute, value, state: State, frame: Frame, source=None):
         """`obj.attr = value` stores into the instance (a heap cell, flow-insensitive)."""
         owner = self.eval(target.value, state, frame)
         self._module_attribute(target, owner, value, frame, source)
         if isinstance(owner, Obj) and not owner.torch_layer:
-            owner.attrs[target.attr.value] = value
+            attr = target.attr.value
+            if attr not in owner.attrs or not _alike(owner.attrs[attr], value):
+                self._changed(owner)
+            owner.attrs[attr] = value
         if isinstance(owner, Modules) and target.attr.value == "inplace" and _truth(value):
+            self._changed(None)
             _force_inplace(owner.owner, frame.statement)
 
     def _module_attribute(self, target, owner, value, frame: Frame, source=None, grown=None):
@@ -995,6 +1073,7 @@ class Interpreter:
                 value, grad=grad, buffer=False, described="leaf tensor", plain_leaf=plain
             )
         for owner in self._owners(expr, state, frame):
+            self._changed(None)
             if flag is not True:
                 owner.frozen = True
             if flag is not False:
@@ -1784,6 +1863,8 @@ class Interpreter:
         modes.append(state.grad)
         receiver = _receiver(call, node) if bound is not None else None
         if frame.depth >= MAX_DEPTH or node in self.stack or self.steps > MAX_STEPS or args is None:
+            if node in self.stack:
+                self.refused.append(node)
             if receiver is not None:  # what it reads is unknown: all of its parameters
                 frame.called_modules.add(receiver)
             return None
@@ -1794,6 +1875,12 @@ class Interpreter:
             if effect is not None:
                 callee_grad = effect
         role = self._role(node, owner)
+        arguments = self._alike_own_run(node, role, env, state, frame)
+        summary = self._summary_for(node, arguments, callee_grad, frame)
+        if summary is not None:
+            return self._reuse(summary, node, receiver, state, frame)
+        self.inlined.append(node)
+        recorded = summaries.lengths(self.facts), self.steps, len(self.inlined), len(self.refused)
         body = Body(
             node,
             role,
@@ -1810,6 +1897,9 @@ class Interpreter:
         end = self._block_at(Place("call", call), node.body.body, inner, callee)
         self.stack.pop()
         self._finish(callee)
+        exits = [*callee.exits, end] if end is not None else callee.exits
+        if arguments is not None:
+            self._summarise(node, arguments, (inner, callee_grad, exits), callee, recorded)
         if receiver is not None:  # `self.x` read by the method is `<receiver>.x` here
             for mine, theirs in (
                 (frame.read_parameters, callee.read_parameters),
@@ -1820,7 +1910,6 @@ class Interpreter:
         frame.data_writes.extend((frame.order, at, name) for _, at, name in callee.data_writes)
         state.saved.clear()  # the callee's saved map continues the caller's
         state.saved.update(inner.saved)
-        exits = [*callee.exits, end] if end is not None else callee.exits
         if exits:
             state.graphs = functools.reduce(graphs.Graphs.join, (e.graphs for e in exits))
         if exits and callee.sets_grad:  # `torch.set_grad_enabled(False)` outlives the call
@@ -1835,6 +1924,48 @@ class Interpreter:
         for value in callee.returns:
             result = value if result is None else join(result, value)
         return result
+
+    def _alike_own_run(self, node, role, env, state: State, frame: Frame) -> tuple | None:
+        """The fingerprints of `env` when running `node` inline here is the run it has on
+        its own, but for the arguments (summaries.py); else None."""
+        if role is not None or state.saved or state.pending or state.guarded or state.masks:
+            return None
+        if state.graphs != _NO_GRAPHS or frame.body.forward is not None:
+            return None
+        if frame.body.differentiated and node not in self.differentiated:
+            return None
+        return _fingerprints(env)
+
+    def _summary_for(self, node, arguments, grad, frame: Frame) -> summaries.Summary | None:
+        """`node`'s summary when it holds for a run inline here with `arguments`."""
+        summary = self.summaries.get((node, arguments)) if arguments is not None else None
+        if summary is None or summary.heap != self.heap:
+            return None
+        if grad != summary.grad or summary.depth > frame.depth + 1:
+            return None
+        if self.steps + summary.steps > MAX_STEPS or not summary.reached.isdisjoint(self.stack):
+            return None
+        if not summary.blocked.issubset([*self.stack, node]):
+            return None
+        return summary
+
+    def _reuse(self, summary: summaries.Summary, node, receiver, state: State, frame: Frame):
+        """What inlining `node` gives its caller, from its summary."""
+        self.steps += summary.steps
+        self.inlined += [node, *summary.reached]
+        self.refused += summary.blocked
+        summaries.replay(self.facts, summary, frame.body.standalone)
+        if receiver is not None:  # `self.x` read by the method is `<receiver>.x` here
+            for mine, theirs in (
+                (frame.read_parameters, summary.read_parameters),
+                (frame.called_modules, summary.called_modules),
+            ):
+                mine.update(receiver + name[4:] for name in theirs if name.startswith("self."))
+        frame.data_writes.extend((frame.order, at, name) for at, name in summary.data_writes)
+        state.saved.update(summary.saved)
+        if summary.grad_after is not None:
+            state.grad = summary.grad_after[0]
+        return summary.result
 
     def _watch_caller_reads(self, args, state: State, frame: Frame, edits, returned) -> None:
         """Edits the callee made into tensors the caller passed, confirmed when the caller
@@ -1933,6 +2064,8 @@ class Interpreter:
         return env
 
     def _module_method(self, obj: Obj, name: str, args):
+        if name in _CHANGING_METHODS:
+            self._changed(None if name == "requires_grad_" else obj)
         if name in ("add_module", "register_module") and len(args[0]) == 2:
             label, module = args[0]
             key = label.value if isinstance(label, Const) else None
@@ -2507,6 +2640,21 @@ _NO_BODY = Body(None, None, False, None)
 
 
 # -- helpers over values ------------------------------------------------------------------
+
+
+def _fingerprints(env: dict[str, Value | None]) -> tuple | None:
+    """Each name with its value's `_fingerprint`, or None when a tensor is among them."""
+    found = tuple((name, _fingerprint(value)) for name, value in sorted(env.items()))
+    return None if any(fingerprint is _UNSHARED for _, fingerprint in found) else found
+
+
+_NO_GRAPHS = graphs.Graphs()
+
+
+def _alike(old: Value | None, new: Value | None) -> bool:
+    """Whether storing `new` where `old` was changes nothing a run could tell."""
+    fingerprint = _fingerprint(old)
+    return fingerprint is not _UNSHARED and fingerprint == _fingerprint(new)
 
 
 def _truth(value) -> bool | None:

@@ -27,6 +27,20 @@ def new_storage() -> int:
     return next(_storages)
 
 
+# Instances are stamped with the generation of function summaries they were made in
+# (summaries.py): a change of an instance older than the latest summary may change what a
+# summarised function would compute.
+_generation = [0]
+
+
+def generation() -> int:
+    return _generation[0]
+
+
+def new_generation() -> None:
+    _generation[0] += 1
+
+
 def replace(value: T, /, **changes) -> T:
     """`dataclasses.replace` for the dataflow's records (no `__post_init__`, no init-less
     fields, no slots), without its per-field checks and keyword call: the interpreter
@@ -217,6 +231,7 @@ class Obj:
     parameters: tuple[str, ...] = ()  # a torch layer's parameter attributes
     layer_shape: object = field(default=None, repr=False)  # its shape transfer (shapes.py)
     _parameter_storages: dict[str, int] = field(default_factory=dict)
+    born: int = field(default_factory=generation, repr=False)
 
     @property
     def is_module(self) -> bool:

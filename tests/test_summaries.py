@@ -1,0 +1,154 @@
+"""Function summaries (analysis/dataflow/summaries.py): a function's run reused where a
+caller would run it alike inline changes no finding, and is not reused once an instance
+it may read has changed."""
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from gradlint.analysis.dataflow import interpreter
+from gradlint.config import Config
+from gradlint.engine import lint_source
+from gradlint.filecontext import FileContext
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+@pytest.fixture
+def reuses(monkeypatch) -> list[str]:
+    """The names of the functions whose summary each reuse took."""
+    taken: list[str] = []
+    original = interpreter.Interpreter._reuse
+
+    def counting(self, summary, node, *rest):
+        taken.append(node.name.value)
+        return original(self, summary, node, *rest)
+
+    monkeypatch.setattr(interpreter.Interpreter, "_reuse", counting)
+    return taken
+
+
+def _facts(source: str):
+    module = cst.parse_module(source)
+    return FileContext("m.py", module, Config()).dataflow
+
+
+def _findings(paths: list[Path]) -> dict[Path, list[tuple]]:
+    found = {}
+    for path in paths:
+        result = lint_source(str(path), path.read_bytes())
+        found[path] = sorted((d.code, d.line, d.column, d.message) for d in result.diagnostics)
+    return found
+
+
+def test_reusing_summaries_changes_no_finding_of_the_corpus(reuses, monkeypatch):
+    paths = sorted(CORPUS.rglob("*.py"))
+    with_summaries = _findings(paths)
+    assert len(reuses) >= 20  # the corpus has callers that run helpers alike
+    monkeypatch.setattr(interpreter.Interpreter, "_summary_for", lambda self, *args: None)
+    assert _findings(paths) == with_summaries
+
+
+HELPER = """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+
+    def layer(self):
+        return self.fc
+
+    def other(self):
+        {change}
+        return self.layer()
+"""
+
+
+def test_a_summary_is_reused_while_the_instance_is_unchanged(reuses):
+    _facts(HELPER.format(change="fc = nn.Linear(3, 3)"))
+    assert reuses == ["layer"]
+
+
+def test_a_summary_is_not_reused_once_the_instance_changed(reuses):
+    _facts(HELPER.format(change="self.fc = nn.Linear(3, 3)"))
+    assert reuses == []
+
+
+EDITING_HELPER = """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+
+    def bump(self):
+        self.fc.weight.add_(1.0)
+
+    def first(self):
+        self.bump()
+
+    def second(self):
+        self.bump()
+"""
+
+
+def test_a_reused_run_places_its_edits_in_the_callers_run(reuses, monkeypatch):
+    def runs(facts) -> set[str]:
+        return {edit.body.standalone.name.value for edit in facts.edits}
+
+    reused = runs(_facts(EDITING_HELPER))
+    assert reuses == ["bump", "bump"]
+    monkeypatch.setattr(interpreter.Interpreter, "_summary_for", lambda self, *args: None)
+    assert reused == runs(_facts(EDITING_HELPER)) == {"bump", "first", "second"}
+
+
+APPLYING = """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.Linear(2, 2) for _ in range(2)])
+
+    def _named(self, prefix=""):
+        for name, block in self._modules.items():
+            if block is not None:
+                yield prefix + name, block
+
+    def _apply(self, fn):
+        for _, block in self._named():
+            block._apply(fn)
+        for key, buffer in self._buffers.items():
+            if buffer is not None:
+                self._buffers[key] = fn(buffer)
+        return self
+"""
+
+
+def test_a_helper_many_methods_run_alike_is_analysed_once(monkeypatch):
+    """nn.Module's pattern: `cuda()`, `cpu()`, `half()`, ... each `return
+    self._apply(...)`: the helper's run is reused, not analysed again in every method."""
+    methods = "".join(
+        f"\n    def to_{k}(self):\n        return self._apply(lambda t: t)\n" for k in range(12)
+    )
+    counted = []
+    original = interpreter.Interpreter.eval
+
+    def counting(self, expr, state, frame):
+        counted.append(expr)
+        return original(self, expr, state, frame)
+
+    monkeypatch.setattr(interpreter.Interpreter, "eval", counting)
+    assert not lint_source("m.py", APPLYING + methods).internal_errors
+    reusing = len(counted)
+    counted.clear()
+    monkeypatch.setattr(interpreter.Interpreter, "_summary_for", lambda self, *args: None)
+    assert not lint_source("m.py", APPLYING + methods).internal_errors
+    assert 0 < 2 * reusing < len(counted)
