@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import ast
 import codecs
+import itertools
 import os
+import re
 import sys
 import threading
 import traceback
@@ -101,6 +103,11 @@ def deep_call(function: Callable[[], T]) -> T:
 _LEVEL, _LINK = 8, 1
 
 
+# Words and single other characters: at least as many as Python's tokens in any text.
+_TOKENS = re.compile(rb"\w+|\S")
+_LEAVES = (ast.Constant, ast.Name, ast.expr_context)  # two levels at most, contexts included
+
+
 def nesting_depth(tree: ast.AST) -> tuple[int, int]:
     """How deep libcst's tree of this module is, in levels weighted by parse cost, and the
     line where it is deepest.
@@ -137,30 +144,47 @@ def nesting_depth(tree: ast.AST) -> tuple[int, int]:
 
 def deeper_than(tree: ast.AST, source: bytes, limit: int) -> tuple[int, int] | None:
     """`nesting_depth(tree)` when the tree may nest deeper than `limit` levels, else None,
-    without walking the expressions of statements too short to get that deep: a level of
-    an expression costs at least a byte of its text (2 bytes + 16 levels allowed), so a
-    statement `b` bytes long holds nothing more than 2b + 16 levels below it."""
+    without walking what is too short to get that deep: a level of an expression is a
+    node with a token of its own, or one of at most one tokenless node (a name's load
+    context, a lambda's arguments) per token, so a statement or expression of `t` tokens
+    holds nothing more than 2t + 16 levels below it. A statement's bytes bound its tokens;
+    an expression's words and other characters (`_TOKENS`, more than Python's tokens)
+    bound them closer, and an expression too long for that bound is judged by its parts."""
     if b"\r" in source or not is_utf8(source) or source.startswith(codecs.BOM_UTF8):
         return nesting_depth(tree)  # CPython's offsets count other bytes than these
-    starts = [0]
-    for line in source.split(b"\n"):
-        starts.append(starts[-1] + len(line) + 1)
+    ends = itertools.accumulate(map((1).__add__, map(len, source.split(b"\n"))), initial=0)
+    starts = list(ends)  # each line's offset
+
+    def offset(line: int, column: int) -> int:
+        return starts[line - 1] + column
+
     stack: list[tuple[ast.AST, int]] = [(statement, 1) for statement in tree.body]
     while stack:
         node, above = stack.pop()  # `above`: levels above it, at most
+        if above > limit:
+            return nesting_depth(tree)
         if isinstance(node, ast.stmt):
-            first = node.decorator_list[0] if getattr(node, "decorator_list", None) else node
-            size = starts[node.end_lineno - 1] + node.end_col_offset
-            size -= starts[first.lineno - 1] + first.col_offset
-            if above + 2 * size + 16 <= limit:
+            decorators = getattr(node, "decorator_list", None)
+            first = decorators[0] if decorators else node
+            start = offset(first.lineno, first.col_offset)
+            if above + 2 * (offset(node.end_lineno, node.end_col_offset) - start) + 16 <= limit:
                 continue
+        elif isinstance(node, _LEAVES) and above + 2 <= limit:
+            continue
+        elif getattr(node, "end_lineno", None) is not None:
+            start = offset(node.lineno, node.col_offset)
+            end = offset(node.end_lineno, node.end_col_offset)
+            if above + 2 * len(_TOKENS.findall(source, start, end)) + 16 <= limit:
+                continue
+        if isinstance(node, ast.BoolOp):  # its operands weigh as nesting_depth weighs them
+            below = above + -(-_LINK * len(node.values) // _LEVEL)
+        else:
+            below = above + (2 if isinstance(node, ast.stmt) else 1)
         for name in node._fields:
             value = getattr(node, name, None)
             for child in value if isinstance(value, list) else (value,):
-                if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):
-                    stack.append((child, above + 2))
-                elif isinstance(child, ast.AST) and above + 2 + nesting_depth(child)[0] > limit:
-                    return nesting_depth(tree)
+                if isinstance(child, ast.AST):
+                    stack.append((child, below))
     return None
 
 
