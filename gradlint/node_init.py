@@ -11,6 +11,12 @@ way (`unvalidated`): a tenth of libcst's parse time, the same nodes. Other code 
 process (fixes, other flake8 plugins) builds validated nodes as before. A class whose
 `__init__` is not the one `dataclasses` wrote keeps its own. Installing them costs ~13 ms
 once per process (a compile per class: one compile of them all measured slower).
+
+A process that only lints (a worker of the CLI's pool, its forked child) `thaw`s the
+node classes: their frozen `__setattr__` / `__delattr__` go, and a parse stores each
+field as a plain attribute store, a sixth of the parse faster again. Not per parse:
+changing a class's methods invalidates what the interpreter specialised on its type, a
+cost that ate the gain, and Python 3.12+ stops caching a type changed a thousand times.
 """
 
 from __future__ import annotations
@@ -22,8 +28,14 @@ from contextlib import contextmanager
 
 from gradlint.analysis.walk import node_classes
 
-_parsing: list[None] = []  # one entry per parse under way; read by every generated __init__
+# one entry per parse under way, and in `_storing` too once thawed; read by every
+# generated __init__
+_parsing: list[None] = []
+_storing: list[None] = []
 _parsing_lock = threading.Lock()
+_thawed: list[None] = []
+# (class, name, method): the frozen `__setattr__` / `__delattr__` `dataclasses` wrote
+_frozen: list[tuple[type, str, object]] = []
 
 
 @contextmanager
@@ -31,11 +43,24 @@ def unvalidated() -> Iterator[None]:
     """Nodes built in this block (in any thread) skip `_validate()`."""
     with _parsing_lock:
         _parsing.append(None)
+        _storing.extend(_thawed)
     try:
         yield
     finally:
         with _parsing_lock:
             _parsing.pop()
+            del _storing[len(_parsing) :]
+
+
+def thaw() -> None:
+    """In a process that only lints: node classes lose their frozen methods for good, and
+    parses store fields as plain attributes."""
+    with _parsing_lock:
+        if not _thawed:
+            for cls, name, _ in _frozen:
+                delattr(cls, name)
+            _thawed.append(None)
+            _storing.extend(_parsing)
 
 
 class _Factory:
@@ -56,8 +81,8 @@ def _generated_init(cls: type):
         return None
     if init.__code__.co_filename != "<string>":  # written by hand, not by dataclasses
         return None
-    namespace: dict = {"_parsing": _parsing, "_FACTORY": _FACTORY}
-    params, body = [], []
+    namespace: dict = {"_parsing": _parsing, "_storing": _storing, "_FACTORY": _FACTORY}
+    params, defaults, stores, sets = [], [], [], []
     for position, field in enumerate(dataclasses.fields(cls)):
         if not field.init or field.kw_only:
             return None
@@ -72,13 +97,15 @@ def _generated_init(cls: type):
         elif field.default_factory is not dataclasses.MISSING:
             namespace[f"_factory{position}"] = field.default_factory
             params.append(f"{name}=_FACTORY")
-            body.append(f"    if {name} is _FACTORY: {name} = _factory{position}()")
+            defaults.append(f"    if {name} is _FACTORY: {name} = _factory{position}()")
         else:
             params.append(name)
-        body.append(f"    _set{position}(self, {name})")
+        stores.append(f"        self.{name} = {name}")
+        sets.append(f"    _set{position}(self, {name})")
     code = init.__code__
     if code.co_varnames[1 : code.co_argcount] != tuple(p.split("=")[0] for p in params):
         return None  # InitVar or other parameters that are not fields
+    body = [*defaults, "    if _storing:", *stores, "        return", *sets]
     body.append("    if not _parsing: self.__post_init__()")
     source = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body) + "\n"
     exec(compile(source, f"<gradlint.node_init {cls.__name__}>", "exec"), namespace)
@@ -91,6 +118,10 @@ def install() -> int:
     """Give each node class its cheaper `__init__`; how many classes got one."""
     installed = 0
     for cls in node_classes():
+        for name in ("__setattr__", "__delattr__"):
+            method = cls.__dict__.get(name)
+            if getattr(getattr(method, "__code__", None), "co_filename", None) == "<string>":
+                _frozen.append((cls, name, method))  # written by dataclasses
         if "__slots__" not in cls.__dict__ or not dataclasses.is_dataclass(cls):
             continue  # the parser builds only slotted dataclasses
         function = _generated_init(cls)

@@ -206,6 +206,15 @@ _worker_state: dict = {}
 
 def _init_worker(status, config: Config) -> None:
     _worker_state.update(status=status, config=config)
+    _only_linting()
+
+
+def _only_linting() -> None:
+    """This process lints and does nothing else: libcst's nodes need not stay frozen in
+    it (node_init.thaw)."""
+    from gradlint import engine, node_init  # noqa: F401 - the engine installs node_init
+
+    node_init.thaw()
 
 
 def _work(index: int, path: str) -> FileResult:
@@ -347,6 +356,7 @@ class ContainedWorker:
 def _serve(requests: int, answers: int) -> None:
     status = 0
     try:
+        _only_linting()
         with os.fdopen(requests, "rb") as inbox, os.fdopen(answers, "wb") as outbox:
             while True:
                 try:

@@ -247,6 +247,36 @@ def test_nodes_built_during_a_parse_equal_libcsts_own():
     assert repr(module) + "\n" == own
 
 
+def test_nodes_built_in_a_thawed_process_equal_libcsts_own():
+    """A process that only lints (node_init.thaw) stores fields as plain attributes."""
+    script = (
+        "import sys, dataclasses, libcst\n"
+        "from gradlint import engine, node_init\n"
+        "node_init.thaw()\n"
+        "module = engine.parse('m.py', sys.stdin.read())\n"
+        "try:\n"
+        "    libcst.Name('1x')\n"
+        "except libcst.CSTValidationError:\n"
+        "    print(repr(module))\n"
+    )
+    thawed = subprocess.run(
+        [sys.executable, "-c", script], input=RICH_SOURCE, capture_output=True, text=True
+    )
+    own = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import libcst, sys; print(repr(libcst.parse_module(sys.stdin.read())))",
+        ],
+        input=RICH_SOURCE,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert thawed.returncode == 0, thawed.stderr
+    assert thawed.stdout == own  # and nodes built outside a parse are still validated
+
+
 def test_nodes_built_outside_a_parse_are_validated_and_keep_their_signature():
     import dataclasses
     import inspect
@@ -259,6 +289,8 @@ def test_nodes_built_outside_a_parse_are_validated_and_keep_their_signature():
         assert cst.Name("1x").value == "1x"
     with pytest.raises(cst.CSTValidationError):
         cst.Name("1x")
+    with pytest.raises(dataclasses.FrozenInstanceError):  # not thawed: frozen
+        cst.Name("x").value = "y"
     assert cst.Name("x", lpar=[cst.LeftParen()], rpar=[cst.RightParen()]).lpar
     dot = cst.Attribute(cst.Name("a"), cst.Name("b")).dot  # a field built by a factory
     assert dot.whitespace_before.deep_equals(cst.SimpleWhitespace(""))
