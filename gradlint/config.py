@@ -12,11 +12,6 @@ import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised only on Python 3.10
-    import tomli as tomllib
-
 from gradlint.patterns import glob_matches
 
 # Directory names never walked into unless `exclude` replaces this list (hidden
@@ -170,6 +165,10 @@ class Resolver:
 
 
 def _read_toml(path: Path) -> dict:
+    if sys.version_info >= (3, 11):  # imported here: most runs read no config file
+        import tomllib
+    else:  # pragma: no cover - exercised only on Python 3.10
+        import tomli as tomllib
     try:
         with path.open("rb") as file:
             return tomllib.load(file)

@@ -21,9 +21,9 @@ def reuses(monkeypatch) -> list[str]:
     taken: list[str] = []
     original = interpreter.Interpreter._reuse
 
-    def counting(self, summary, node, *rest):
-        taken.append(node.name.value)
-        return original(self, summary, node, *rest)
+    def counting(self, summary, *rest):
+        taken.append(summary.node.name.value)
+        return original(self, summary, *rest)
 
     monkeypatch.setattr(interpreter.Interpreter, "_reuse", counting)
     return taken
@@ -152,3 +152,37 @@ def test_a_helper_many_methods_run_alike_is_analysed_once(monkeypatch):
     monkeypatch.setattr(interpreter.Interpreter, "_summary_for", lambda self, *args: None)
     assert not lint_source("m.py", APPLYING + methods).internal_errors
     assert 0 < 2 * reusing < len(counted)
+
+
+CLEARING = """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+
+    def drop_grads(self):
+        for p in self.parameters():
+            p.grad = None
+
+    def first(self):
+        self.drop_grads()
+
+    def second(self, flag):
+        if flag:
+            self.drop_grads()
+"""
+
+
+def test_a_reused_run_traces_its_training_events_in_the_callers_run(reuses, monkeypatch):
+    def traced(facts) -> list[tuple]:
+        events = sorted(facts.training, key=lambda event: event.time)
+        return [(e.kind, e.run, [(p.kind, type(p.node).__name__) for p in e.path]) for e in events]
+
+    reused = traced(_facts(CLEARING))
+    assert reuses == ["drop_grads", "drop_grads"]
+    monkeypatch.setattr(interpreter.Interpreter, "_summary_for", lambda self, *args: None)
+    assert reused == traced(_facts(CLEARING))
+    assert len({run for _, run, _ in reused}) == 3  # drop_grads, first, second

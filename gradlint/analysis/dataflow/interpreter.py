@@ -456,7 +456,8 @@ class Interpreter:
         start, grad, exits = run
         lengths, steps, inlined, refused = before
         ordered = summaries.appended(self.facts, lengths, summaries.ORDERED)
-        if any(ordered.values()) or self.steps > MAX_STEPS:
+        training = summaries.traced(self.facts, lengths, self.run_number)
+        if any(ordered.values()) or training is None or self.steps > MAX_STEPS:
             return
         if self.second_passes and frame.depth > 0:
             return  # its loops ran once (`_loop`): not the run a caller outside one has
@@ -471,6 +472,7 @@ class Interpreter:
         modes = {e.grad for e in exits}
         sets_grad = frame.sets_grad and bool(exits)
         self.summaries[node, arguments] = summaries.Summary(
+            node,
             grad,
             self.heap,
             frame.depth,
@@ -485,6 +487,8 @@ class Interpreter:
             frozenset(frame.called_modules),
             tuple((at, name) for _, at, name in frame.data_writes),
             summaries.appended(self.facts, lengths, summaries.PLACED),
+            training,
+            len(self.path) + 1 if frame.depth else 0,  # an inline run's own `Place`
         )
         new_generation()
 
@@ -1878,7 +1882,7 @@ class Interpreter:
         arguments = self._alike_own_run(node, role, env, state, frame)
         summary = self._summary_for(node, arguments, callee_grad, frame)
         if summary is not None:
-            return self._reuse(summary, node, receiver, state, frame)
+            return self._reuse(summary, call, receiver, state, frame)
         self.inlined.append(node)
         recorded = summaries.lengths(self.facts), self.steps, len(self.inlined), len(self.refused)
         body = Body(
@@ -1949,12 +1953,14 @@ class Interpreter:
             return None
         return summary
 
-    def _reuse(self, summary: summaries.Summary, node, receiver, state: State, frame: Frame):
-        """What inlining `node` gives its caller, from its summary."""
+    def _reuse(self, summary: summaries.Summary, call, receiver, state: State, frame: Frame):
+        """What inlining the function `call` calls gives its caller, from its summary."""
         self.steps += summary.steps
-        self.inlined += [node, *summary.reached]
+        self.inlined += [summary.node, *summary.reached]
         self.refused += summary.blocked
         summaries.replay(self.facts, summary, frame.body.standalone)
+        place = (*self.path, Place("call", call))
+        summaries.retrace(self.facts, summary, self.run_number, place, graphs.tick)
         if receiver is not None:  # `self.x` read by the method is `<receiver>.x` here
             for mine, theirs in (
                 (frame.read_parameters, summary.read_parameters),
