@@ -186,3 +186,16 @@ def test_a_reused_run_traces_its_training_events_in_the_callers_run(reuses, monk
     monkeypatch.setattr(interpreter.Interpreter, "_summary_for", lambda self, *args: None)
     assert reused == traced(_facts(CLEARING))
     assert len({run for _, run, _ in reused}) == 3  # drop_grads, first, second
+
+
+def test_no_summary_is_reused_while_the_module_body_may_rebind_globals(reuses):
+    _facts(
+        "import torch.nn as nn\n"
+        "layer = nn.Linear(2, 2)\n"
+        "def current():\n"
+        "    return layer\n"
+        "first = current()\n"
+        "layer = nn.Linear(3, 3)\n"
+        "second = current()\n"
+    )
+    assert reuses == []

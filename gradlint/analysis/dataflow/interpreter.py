@@ -1931,8 +1931,11 @@ class Interpreter:
 
     def _alike_own_run(self, node, role, env, state: State, frame: Frame) -> tuple | None:
         """The fingerprints of `env` when running `node` inline here is the run it has on
-        its own, but for the arguments (summaries.py); else None."""
+        its own, but for the arguments (summaries.py); else None. Not while the module
+        body runs: functions read its globals, which it may still rebind."""
         if role is not None or state.saved or state.pending or state.guarded or state.masks:
+            return None
+        if not self.module_body_done:
             return None
         if state.graphs != _NO_GRAPHS or frame.body.forward is not None:
             return None
