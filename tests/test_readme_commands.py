@@ -12,7 +12,11 @@ import yaml
 from packaging.requirements import Requirement
 
 from gradlint import __version__
-from gradlint.config import tomllib
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on Python 3.10
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
