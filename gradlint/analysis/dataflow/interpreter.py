@@ -342,6 +342,7 @@ class Interpreter:
         # `inlined` lists the functions run inline so far
         self.summaries: dict[tuple[cst.FunctionDef, tuple], summaries.Summary] = {}
         self.heap = 0
+        self.rebinding = 0  # module statements begun (and walruses there): globals may change
         self.inlined: list[cst.FunctionDef] = []
         self.refused: list[cst.FunctionDef] = []  # calls not run inline: already under way
         # module-level names functions read: the live module scope while the module body
@@ -475,6 +476,7 @@ class Interpreter:
             node,
             grad,
             self.heap,
+            self.rebinding,
             frame.depth,
             frame.body.standalone,
             frozenset(self.refused[refused:]),
@@ -682,6 +684,7 @@ class Interpreter:
         frame.line = statement if isinstance(statement, cst.SimpleStatementLine) else None
         if frame.body.node is None:
             self.globals = state.env
+            self.rebinding += 1  # the module's statements may rebind what functions read
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 frame.statement = small
@@ -1187,6 +1190,7 @@ class Interpreter:
     def _named(self, expr: cst.NamedExpr, state: State, frame: Frame):
         value = self.eval(expr.value, state, frame)
         self._bind(expr.target, value, state, frame)
+        self.rebinding += frame.body.node is None
         return value
 
     def _comprehension(self, expr, state: State, frame: Frame):
@@ -1931,11 +1935,8 @@ class Interpreter:
 
     def _alike_own_run(self, node, role, env, state: State, frame: Frame) -> tuple | None:
         """The fingerprints of `env` when running `node` inline here is the run it has on
-        its own, but for the arguments (summaries.py); else None. Not while the module
-        body runs: functions read its globals, which it may still rebind."""
+        its own, but for the arguments (summaries.py); else None."""
         if role is not None or state.saved or state.pending or state.guarded or state.masks:
-            return None
-        if not self.module_body_done:
             return None
         if state.graphs != _NO_GRAPHS or frame.body.forward is not None:
             return None
@@ -1946,7 +1947,7 @@ class Interpreter:
     def _summary_for(self, node, arguments, grad, frame: Frame) -> summaries.Summary | None:
         """`node`'s summary when it holds for a run inline here with `arguments`."""
         summary = self.summaries.get((node, arguments)) if arguments is not None else None
-        if summary is None or summary.heap != self.heap:
+        if summary is None or summary.heap != self.heap or summary.rebinding != self.rebinding:
             return None
         if grad != summary.grad or summary.depth > frame.depth + 1:
             return None

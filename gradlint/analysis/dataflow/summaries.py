@@ -37,6 +37,7 @@ class Summary:
     node: cst.FunctionDef
     grad: bool | None  # grad mode the run began in
     heap: int  # the interpreter's count of instance changes when the run ended
+    rebinding: int  # and of the module statements begun (functions read their globals)
     depth: int  # calls under way below the function's own run (0: its run on its own)
     standalone: cst.FunctionDef | None  # the run its events were recorded in
     blocked: frozenset[cst.FunctionDef]  # calls it did not run inline: already under way
