@@ -50,7 +50,7 @@ def test_reusing_summaries_changes_no_finding_of_the_corpus(reuses, monkeypatch)
     assert _findings(paths) == with_summaries
 
 
-HELPER = """
+NET = """
 import torch.nn as nn
 
 
@@ -58,7 +58,11 @@ class Net(nn.Module):
     def __init__(self):
         super().__init__()
         self.fc = nn.Linear(2, 2)
+"""  # the module class each case adds its methods to
 
+HELPER = (
+    NET
+    + """
     def layer(self):
         return self.fc
 
@@ -66,6 +70,7 @@ class Net(nn.Module):
         {change}
         return self.layer()
 """
+)
 
 
 def test_a_summary_is_reused_while_the_instance_is_unchanged(reuses):
@@ -78,15 +83,9 @@ def test_a_summary_is_not_reused_once_the_instance_changed(reuses):
     assert reuses == []
 
 
-EDITING_HELPER = """
-import torch.nn as nn
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(2, 2)
-
+EDITING_HELPER = (
+    NET
+    + """
     def bump(self):
         self.fc.weight.add_(1.0)
 
@@ -96,6 +95,7 @@ class Net(nn.Module):
     def second(self):
         self.bump()
 """
+)
 
 
 def test_a_reused_run_places_its_edits_in_the_callers_run(reuses, monkeypatch):
@@ -154,15 +154,9 @@ def test_a_helper_many_methods_run_alike_is_analysed_once(monkeypatch):
     assert 0 < 2 * reusing < len(counted)
 
 
-CLEARING = """
-import torch.nn as nn
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(2, 2)
-
+CLEARING = (
+    NET
+    + """
     def drop_grads(self):
         for p in self.parameters():
             p.grad = None
@@ -174,6 +168,7 @@ class Net(nn.Module):
         if flag:
             self.drop_grads()
 """
+)
 
 
 def test_a_reused_run_traces_its_training_events_in_the_callers_run(reuses, monkeypatch):
