@@ -9,8 +9,9 @@ signature and defaults that sets the fields through their slot descriptors (a th
 the cost of `object.__setattr__`) and validates unless one of gradlint's parses is under
 way (`unvalidated`): a tenth of libcst's parse time, the same nodes. Other code in the
 process (fixes, other flake8 plugins) builds validated nodes as before. A class whose
-`__init__` is not the one `dataclasses` wrote keeps its own. Installing them costs ~13 ms
-once per process (a compile per class: one compile of them all measured slower).
+`__init__` is not the one `dataclasses` wrote keeps its own. Installing them costs ~16 ms
+of compiling once (a compile per class: one compile of them all measured twice that),
+then 3 ms per process from a cache file beside gradlint's bytecode.
 
 A process that only lints (a worker of the CLI's pool, its forked child) `thaw`s the
 node classes: their frozen `__setattr__` / `__delattr__` go, and a parse stores each
@@ -21,10 +22,16 @@ cost that ate the gain, and Python 3.12+ stops caching a type changed a thousand
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import hashlib
+import marshal
+import os
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from gradlint.analysis.walk import node_classes
 
@@ -73,9 +80,10 @@ class _Factory:
 _FACTORY = _Factory()
 
 
-def _generated_init(cls: type):
-    """An `__init__` equivalent to the one `dataclasses` wrote for `cls`, or None when
-    `cls` does not have one or has a field this generator does not model."""
+def _generated_source(cls: type) -> tuple[str, dict] | None:
+    """The source of an `__init__` equivalent to the one `dataclasses` wrote for `cls`,
+    and the names it reads; None when `cls` does not have one or has a field this
+    generator does not model."""
     init = cls.__dict__.get("__init__")
     if init is None or getattr(init, "__code__", None) is None:
         return None
@@ -107,16 +115,37 @@ def _generated_init(cls: type):
         return None  # InitVar or other parameters that are not fields
     body = [*defaults, "    if _storing:", *stores, "        return", *sets]
     body.append("    if not _parsing: self.__post_init__()")
-    source = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body) + "\n"
-    exec(compile(source, f"<gradlint.node_init {cls.__name__}>", "exec"), namespace)
-    function = namespace["__init__"]
-    function.__qualname__ = f"{cls.__qualname__}.__init__"
-    return function
+    return f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body) + "\n", namespace
+
+
+# The constructors' code, keyed by their sources (libcst's fields, this generator).
+CACHE = Path(__file__).parent / "__pycache__" / f"node_init.{sys.implementation.cache_tag}"
+
+
+def _compiled(sources: list[tuple[type, str]]) -> list:
+    """Each source compiled, from the cache file when it holds these very sources (it
+    is written, atomically, where Python writes bytecode and when it does)."""
+    key = hashlib.blake2b("\0".join(source for _, source in sources).encode()).digest()
+    cached = CACHE
+    try:
+        found, codes = marshal.loads(cached.read_bytes())
+        if found == key and len(codes) == len(sources):
+            return codes
+    except Exception:  # missing, unreadable, truncated or from another gradlint
+        pass
+    codes = [compile(text, f"<gradlint.node_init {cls.__name__}>", "exec") for cls, text in sources]
+    if not sys.dont_write_bytecode:
+        with contextlib.suppress(OSError):
+            cached.parent.mkdir(exist_ok=True)
+            partial = cached.with_name(f"{cached.name}.{os.getpid()}")
+            partial.write_bytes(marshal.dumps((key, codes)))
+            os.replace(partial, cached)
+    return codes
 
 
 def install() -> int:
     """Give each node class its cheaper `__init__`; how many classes got one."""
-    installed = 0
+    generated = []
     for cls in node_classes():
         for name in ("__setattr__", "__delattr__"):
             method = cls.__dict__.get(name)
@@ -124,8 +153,13 @@ def install() -> int:
                 _frozen.append((cls, name, method))  # written by dataclasses
         if "__slots__" not in cls.__dict__ or not dataclasses.is_dataclass(cls):
             continue  # the parser builds only slotted dataclasses
-        function = _generated_init(cls)
-        if function is not None:
-            cls.__init__ = function
-            installed += 1
-    return installed
+        found = _generated_source(cls)
+        if found is not None:
+            generated.append((cls, *found))
+    codes = _compiled([(cls, source) for cls, source, _ in generated])
+    for (cls, _, namespace), code in zip(generated, codes, strict=True):
+        exec(code, namespace)
+        function = namespace["__init__"]
+        function.__qualname__ = f"{cls.__qualname__}.__init__"
+        cls.__init__ = function
+    return len(generated)

@@ -261,6 +261,34 @@ def test_nodes_built_in_a_thawed_process_equal_libcsts_own():
     assert thawed.stdout == _printed(LIBCSTS_OWN).stdout != ""
 
 
+def test_constructors_are_compiled_once_and_a_broken_cache_is_ignored(tmp_path, monkeypatch):
+    import builtins
+
+    from gradlint import node_init
+
+    monkeypatch.setattr(node_init, "CACHE", tmp_path / "node_init.cache")
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    sources = [(cst.Name, "def __init__(self, value):\n    self.value = value\n")]
+    (first,) = node_init._compiled(sources)
+    assert node_init.CACHE.is_file()
+    real = builtins.compile
+
+    def refused(*args, **kwargs):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(builtins, "compile", refused)
+    assert node_init._compiled(sources) == [first]
+    monkeypatch.setattr(builtins, "compile", real)
+    node_init.CACHE.write_bytes(node_init.CACHE.read_bytes()[:40])  # truncated
+    assert node_init._compiled(sources) == [first]
+    other = [(cst.Name, "def __init__(self, value):\n    pass\n")]
+    assert node_init._compiled(other) != [first]  # other sources: not the cached code
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    node_init.CACHE.unlink()
+    node_init._compiled(sources)
+    assert not node_init.CACHE.exists()
+
+
 def test_nodes_built_outside_a_parse_are_validated_and_keep_their_signature():
     import dataclasses
     import inspect
