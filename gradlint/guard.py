@@ -152,8 +152,8 @@ def deeper_than(tree: ast.AST, source: bytes, limit: int) -> tuple[int, int] | N
     bound them closer, and an expression too long for that bound is judged by its parts."""
     if b"\r" in source or not is_utf8(source) or source.startswith(codecs.BOM_UTF8):
         return nesting_depth(tree)  # CPython's offsets count other bytes than these
-    ends = itertools.accumulate(map((1).__add__, map(len, source.split(b"\n"))), initial=0)
-    starts = list(ends)  # each line's offset
+    lengths = map((1).__add__, map(len, source.split(b"\n")))  # newlines included
+    starts = list(itertools.accumulate(lengths, initial=0))  # each line's offset
 
     def offset(line: int, column: int) -> int:
         return starts[line - 1] + column

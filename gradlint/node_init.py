@@ -11,7 +11,7 @@ way (`unvalidated`): a tenth of libcst's parse time, the same nodes. Other code 
 process (fixes, other flake8 plugins) builds validated nodes as before. A class whose
 `__init__` is not the one `dataclasses` wrote keeps its own. Installing them costs ~16 ms
 of compiling once (a compile per class: one compile of them all measured twice that),
-then 3 ms per process from a cache file beside gradlint's bytecode.
+then 4 ms per process from a cache file beside gradlint's bytecode.
 
 A process that only lints (a worker of the CLI's pool, its forked child) `thaw`s the
 node classes: their frozen `__setattr__` / `__delattr__` go, and a parse stores each
@@ -126,9 +126,8 @@ def _compiled(sources: list[tuple[type, str]]) -> list:
     """Each source compiled, from the cache file when it holds these very sources (it
     is written, atomically, where Python writes bytecode and when it does)."""
     key = hashlib.blake2b("\0".join(source for _, source in sources).encode()).digest()
-    cached = CACHE
     try:
-        found, codes = marshal.loads(cached.read_bytes())
+        found, codes = marshal.loads(CACHE.read_bytes())
         if found == key and len(codes) == len(sources):
             return codes
     except Exception:  # missing, unreadable, truncated or from another gradlint
@@ -136,10 +135,10 @@ def _compiled(sources: list[tuple[type, str]]) -> list:
     codes = [compile(text, f"<gradlint.node_init {cls.__name__}>", "exec") for cls, text in sources]
     if not sys.dont_write_bytecode:
         with contextlib.suppress(OSError):
-            cached.parent.mkdir(exist_ok=True)
-            partial = cached.with_name(f"{cached.name}.{os.getpid()}")
+            CACHE.parent.mkdir(exist_ok=True)
+            partial = CACHE.with_name(f"{CACHE.name}.{os.getpid()}")
             partial.write_bytes(marshal.dumps((key, codes)))
-            os.replace(partial, cached)
+            os.replace(partial, CACHE)
     return codes
 
 

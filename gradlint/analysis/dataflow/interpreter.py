@@ -467,9 +467,6 @@ class Interpreter:
         kept = self.summaries.get((node, arguments))
         if kept is not None and kept.heap == self.heap and kept.depth < frame.depth:
             return  # the one kept went deeper
-        result = None
-        for value in frame.returns:
-            result = value if result is None else join(result, value)
         modes = {e.grad for e in exits}
         sets_grad = frame.sets_grad and bool(exits)
         self.summaries[node, arguments] = summaries.Summary(
@@ -482,7 +479,7 @@ class Interpreter:
             frozenset(self.refused[refused:]),
             self.steps - steps,
             frozenset(self.inlined[inlined:]),
-            result,
+            _returned(frame.returns),
             dict(start.saved),
             ((modes.pop() if len(modes) == 1 else None),) if sets_grad else None,
             frozenset(frame.read_parameters),
@@ -1908,14 +1905,8 @@ class Interpreter:
         exits = [*callee.exits, end] if end is not None else callee.exits
         if arguments is not None:
             self._summarise(node, arguments, (inner, callee_grad, exits), callee, recorded)
-        if receiver is not None:  # `self.x` read by the method is `<receiver>.x` here
-            for mine, theirs in (
-                (frame.read_parameters, callee.read_parameters),
-                (frame.called_modules, callee.called_modules),
-            ):
-                mine.update(receiver + name[4:] for name in theirs if name.startswith("self."))
-        # a `.data` write in a helper happens, for the caller, at the call
-        frame.data_writes.extend((frame.order, at, name) for _, at, name in callee.data_writes)
+        writes = [(at, name) for _, at, name in callee.data_writes]
+        _heard(frame, receiver, callee.read_parameters, callee.called_modules, writes)
         state.saved.clear()  # the callee's saved map continues the caller's
         state.saved.update(inner.saved)
         if exits:
@@ -1928,10 +1919,7 @@ class Interpreter:
         edits = self.facts.edits[before:]
         self._watch_caller_reads(args, state, frame, edits, returned if for_result else None)
         self._flags_of_arguments(args, state, self.facts.requires_grad_changes[flags_before:])
-        result = None
-        for value in callee.returns:
-            result = value if result is None else join(result, value)
-        return result
+        return _returned(callee.returns)
 
     def _alike_own_run(self, node, role, env, state: State, frame: Frame) -> tuple | None:
         """The fingerprints of `env` when running `node` inline here is the run it has on
@@ -1965,13 +1953,8 @@ class Interpreter:
         summaries.replay(self.facts, summary, frame.body.standalone)
         place = (*self.path, Place("call", call))
         summaries.retrace(self.facts, summary, self.run_number, place, graphs.tick)
-        if receiver is not None:  # `self.x` read by the method is `<receiver>.x` here
-            for mine, theirs in (
-                (frame.read_parameters, summary.read_parameters),
-                (frame.called_modules, summary.called_modules),
-            ):
-                mine.update(receiver + name[4:] for name in theirs if name.startswith("self."))
-        frame.data_writes.extend((frame.order, at, name) for at, name in summary.data_writes)
+        reads = summary.read_parameters, summary.called_modules
+        _heard(frame, receiver, *reads, summary.data_writes)
         state.saved.update(summary.saved)
         if summary.grad_after is not None:
             state.grad = summary.grad_after[0]
@@ -2650,6 +2633,24 @@ _NO_BODY = Body(None, None, False, None)
 
 
 # -- helpers over values ------------------------------------------------------------------
+
+
+def _returned(values: list) -> Value | None:
+    """What a call gives back: its returns joined (unknown ones before a known one left out)."""
+    result = None
+    for value in values:
+        result = value if result is None else join(result, value)
+    return result
+
+
+def _heard(frame: Frame, receiver: str | None, parameters, modules, data_writes) -> None:
+    """What a method run on `receiver` read and wrote, as its caller's `frame` sees it:
+    `self.x` read by the method is `<receiver>.x` there, and a `.data` write in a helper
+    happens, for the caller, at the call."""
+    if receiver is not None:
+        for mine, theirs in ((frame.read_parameters, parameters), (frame.called_modules, modules)):
+            mine.update(receiver + name[4:] for name in theirs if name.startswith("self."))
+    frame.data_writes.extend((frame.order, at, name) for at, name in data_writes)
 
 
 def _fingerprints(env: dict[str, Value | None]) -> tuple | None:
