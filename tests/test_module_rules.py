@@ -176,6 +176,11 @@ WRAPPED = [
     "layers = [nn.Linear(2, 2) for _ in range(n)]\nself.blocks = nn.ModuleList()\n"
     "self.blocks.extend(layers)\nself.layers = layers",
     "self.layers = [nn.Linear(2, 2)]\nsetattr(self, 'layer0', self.layers[0])",
+    # parameters listed by registered modules, joined into one tuple (torch's
+    # ddp_under_dist_autograd_test.py splits them into DDP and non-DDP groups so)
+    "self.fc1 = nn.Linear(2, 2)\nself.fc2 = nn.Linear(2, 2)\n"
+    "self.params = tuple(self.fc1.parameters()) + tuple(self.fc2.parameters())",
+    "self.fc = nn.Linear(2, 2)\nself.params = list(self.fc.parameters()) + [*self.fc.buffers()]",
 ]
 
 

@@ -1,6 +1,7 @@
-"""Function summaries (analysis/dataflow/summaries.py): a function's run reused where a
-caller would run it alike inline changes no finding, and is not reused once an instance
-it may read has changed."""
+"""Work the interpreter does once. Function summaries (analysis/dataflow/summaries.py): a
+function's run reused where a caller would run it alike inline changes no finding, and is
+not reused once an instance it may read has changed. A class's `__init__` runs once for
+its own analysis and for the instance its other methods are analysed on."""
 
 from pathlib import Path
 
@@ -194,3 +195,35 @@ def test_no_summary_is_reused_once_the_module_body_may_have_rebound_globals(reus
         "second = [current(), current()]\n"
     )
     assert reuses == ["current"]  # within one statement of the module body only
+
+
+INIT = """
+    def __init__(self, width, bias=False):
+        super().__init__()
+        self.fc = nn.Linear(width, width, bias=bias)
+"""
+FORWARD = """
+    def forward(self, x):
+        self.fc.weight.add_(1.0)
+        return self.fc(x)
+"""
+HEAD = "import torch.nn as nn\n\n\nclass Net(nn.Module):"
+
+
+@pytest.mark.parametrize("source", [HEAD + INIT + FORWARD, HEAD + FORWARD + INIT])
+def test_a_class_init_runs_once_for_itself_and_its_methods_instance(source, monkeypatch):
+    """`__init__` analysed on its own builds the instance the class's other methods are
+    analysed on (before them, wherever it is written): its body is interpreted once, and
+    the methods see what it stored."""
+    built: list[str] = []
+    original = interpreter.Interpreter.torch_layer
+
+    def counting(self, qualified, *rest):
+        built.append(qualified)
+        return original(self, qualified, *rest)
+
+    monkeypatch.setattr(interpreter.Interpreter, "torch_layer", counting)
+    findings = lint_source("m.py", source).diagnostics
+    assert built == ["torch.nn.Linear"]
+    edit = source[: source.index("self.fc.weight.add_")].count("\n") + 1
+    assert [(d.code, d.line) for d in findings] == [("GL101", edit)]

@@ -256,7 +256,28 @@ def _container_site(history: list[ModuleAttributeSet], registered) -> ModuleAttr
     if site is None:
         return None
     unregistered = [v for v in _held(history[-1].value) if _identity(v) not in registered]
+    if any(_reads_back(event.source) for event in history):
+        # `tuple(self.fc.parameters()) + ...`: what a module lists is registered by it
+        # (a join of two such parameters has lost which ones they are)
+        unregistered = [v for v in unregistered if not isinstance(v, Tensor)]
     return site if unregistered else None
+
+
+# Methods listing what a module registers.
+_REGISTERED_LISTS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
+
+
+def _reads_back(node: cst.CSTNode | None) -> bool:
+    """Whether the expression calls `<module>.parameters()` or the like."""
+    if node is None:
+        return False
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in _REGISTERED_LISTS
+    ):
+        return True
+    return any(_reads_back(child) for child in node.children)
 
 
 def _held(value, depth: int = 3) -> list:

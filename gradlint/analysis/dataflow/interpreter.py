@@ -332,6 +332,7 @@ class Interpreter:
         self.differentiated = self._differentiated()
         self.call_modes: dict[cst.FunctionDef, list[bool | None]] = {}
         self.class_objects: dict[ClassInfo, Obj] = {}
+        self.ran: set[cst.FunctionDef] = set()  # functions analysed on their own so far
         # instances built by a call, by their `_built_key`, and the depth of calls under
         # way when they were built (nested constructions deeper than MAX_DEPTH are cut)
         self.constructions: dict[tuple, tuple[Obj, int]] = {}
@@ -392,7 +393,8 @@ class Interpreter:
         final = (after or state).env
         self.globals = {name: value for name, value in final.items() if name in once}
         for node, owner in self.functions.items():
-            self._standalone(node, owner)
+            if node not in self.ran:
+                self._standalone(node, owner)
         self._drop_edits_of_functions_called_without_grad()
 
     def _is_module(self, info: ClassInfo) -> bool:
@@ -423,6 +425,13 @@ class Interpreter:
         forward = node if role == "module_forward" else None
         body = Body(node, role, node in self.differentiated, node, dirty, forward)
         frame = Frame(body, owner, 0)
+        fresh = node.name.value == "__init__"
+        takes_self = owner is not None and _takes_self(node)
+        if takes_self and not fresh and owner not in self.class_objects:
+            init = owner.methods.get("__init__")
+            if init is not None and init not in self.ran:
+                self._standalone(init, owner)  # builds the shared instance
+        self.ran.add(node)
         self._enter_run()
         env: dict[str, Value | None] = {}
         params = _positional(node, owner, role)
@@ -433,10 +442,13 @@ class Interpreter:
                 fact = env[param.name.value] or Tensor(new_storage(), is_tensor=True)
                 env[param.name.value] = replace(fact, shape=annotated)
         self._bind_defaults(node, env, params)
-        fresh = node.name.value == "__init__"
-        if owner is not None and _takes_self(node):
-            # `__init__` on its own builds a fresh object: the shared instance keeps what
-            # the file's constructor calls gave it
+        if takes_self and fresh and owner not in self.class_objects:
+            # the class's own `__init__` on its own builds the instance its other methods
+            # run on, with the sizes every constructor call of the file agrees on
+            env.update(self.shapes.constructor_arguments(owner.name, node))
+            this = self.class_objects[owner] = Obj(owner.name, owner)
+            env[node.params.params[0].name.value] = this
+        elif takes_self:
             this = Obj(owner.name, owner) if fresh else self.instance(owner)
             env[node.params.params[0].name.value] = this
         arguments = _fingerprints(env) if role is None and not fresh else None
@@ -588,7 +600,8 @@ class Interpreter:
             self.facts.built.append(obj)
         init = self._method(info, "__init__")
         if init is not None and init not in self.stack and len(self.stack) < MAX_DEPTH + 2:
-            if call is None:  # for methods analysed on their own: sizes every call agrees on
+            if call is None:  # an inherited `__init__`, for methods analysed on their own:
+                # the sizes every call agrees on (a class's own runs in `_standalone`)
                 args = ([], self.shapes.constructor_arguments(info.name, init))
             self._run_init(init, obj, args)
         return obj
