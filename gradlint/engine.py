@@ -12,7 +12,7 @@ from functools import cache
 
 import libcst as cst
 
-from gradlint import node_init
+from gradlint import dataclass_code, node_init
 from gradlint.analysis.walk import (
     defines_hook,
     identity_hashes,
@@ -38,6 +38,7 @@ from gradlint.guard import (
 plain_type_checks()  # isinstance on libcst nodes without ABCMeta's Python-level call
 identity_hashes()  # node-keyed dicts without a Python-level __hash__ call
 node_init.install()  # nodes built field by field through their slots, validated off-parse
+dataclass_code.finish()  # the classes gradlint defines are defined
 
 # The prefilter: a file with no import statement naming torch (or torchvision, ...)
 # cannot reach any torch API (every rule needs a name imported from torch), so it is not

@@ -289,6 +289,66 @@ def test_constructors_are_compiled_once_and_a_broken_cache_is_ignored(tmp_path, 
     assert not node_init.CACHE.exists()
 
 
+def _define_point():
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class Point:
+        x: int
+        y: int = 2
+
+    assert Point(1) == Point(1, 2) != Point(2) and repr(Point(1)).endswith("Point(x=1, y=2)")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Point(1).x = 3  # type: ignore[misc]
+    return Point
+
+
+def test_dataclass_code_is_compiled_once_and_a_broken_cache_is_ignored(tmp_path, monkeypatch):
+    import builtins
+    import dataclasses
+
+    from gradlint import dataclass_code
+
+    for name in ("_known", "_used"):
+        monkeypatch.setattr(dataclass_code, name, {})
+    monkeypatch.setattr(dataclass_code, "CACHE", tmp_path / "dataclass_code.cache")
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    assert "exec" not in vars(dataclasses)  # the engine is loaded: the builtin one
+    dataclass_code.install()
+    first = _define_point()
+    dataclass_code.finish()
+    assert "exec" not in vars(dataclasses) and dataclass_code.CACHE.is_file()
+    assert first.__init__.__code__.co_filename == "<string>"  # as dataclasses names it
+    real = builtins.compile
+
+    def refused(*args, **kwargs):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(dataclass_code, "_used", {})
+    monkeypatch.setattr(builtins, "compile", refused)
+    dataclass_code.install()
+    again = _define_point()
+    dataclass_code.finish()
+    assert again.__init__.__code__ == first.__init__.__code__
+    monkeypatch.setattr(builtins, "compile", real)
+    dataclass_code.CACHE.write_bytes(dataclass_code.CACHE.read_bytes()[:40])  # truncated
+    dataclass_code.install()
+    _define_point()
+    dataclass_code.finish()
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    dataclass_code.CACHE.unlink()
+    monkeypatch.setattr(dataclass_code, "_used", {})
+    dataclass_code.install()
+    _define_point()
+    dataclass_code.finish()
+    assert not dataclass_code.CACHE.exists()
+
+
+def test_dataclasses_keeps_the_builtin_exec_once_the_engine_is_loaded():
+    loaded = _printed("import dataclasses, gradlint.engine; print('exec' in vars(dataclasses))")
+    assert loaded.stdout == "False\n", loaded.stderr
+
+
 def test_nodes_built_outside_a_parse_are_validated_and_keep_their_signature():
     import dataclasses
     import inspect
