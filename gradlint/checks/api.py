@@ -212,17 +212,23 @@ class CheckpointReentrantChecker(Checker):
 
     def __init__(self, file) -> None:
         super().__init__(file)
-        self._version_gates: list[cst.If] = []  # enclosing torch-version checks that pass
-        # use_reentrant in one of their branches
+        self._ifs: list[cst.If] = []  # the enclosing `if` statements
+        self._gates: dict[cst.If, bool] = {}  # whether each is a version gate, once asked
         self._reentrant: list[tuple[cst.Call, str]] = []  # `use_reentrant=True` calls
 
     def visit_If(self, node: cst.If) -> None:
-        if _mentions_version(node.test) and self._passes_use_reentrant(node):
-            self._version_gates.append(node)
+        self._ifs.append(node)
 
     def leave_If(self, node: cst.If) -> None:
-        if self._version_gates and self._version_gates[-1] is node:
-            self._version_gates.pop()
+        self._ifs.pop()
+
+    def _version_gate(self, node: cst.If) -> bool:
+        """A torch-version check passing `use_reentrant` in one of its branches."""
+        gate = self._gates.get(node)
+        if gate is None:
+            gate = _mentions_version(node.test) and self._passes_use_reentrant(node)
+            self._gates[node] = gate
+        return gate
 
     def _passes_use_reentrant(self, node: cst.If) -> bool:
         return any(
@@ -236,7 +242,7 @@ class CheckpointReentrantChecker(Checker):
         qualified = self.resolve(node.func)
         if qualified not in CHECKPOINT_FUNCTIONS or _spreads_kwargs(node):
             return
-        if self._version_gates:
+        if any(self._version_gate(enclosing) for enclosing in self._ifs):
             return  # the legacy branch of a torch-version check: old torch has no flag
         flag = _keyword(node, "use_reentrant")
         if flag is not None and _literal_bool(flag.value) is True:

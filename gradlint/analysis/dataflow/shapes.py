@@ -443,15 +443,15 @@ class ShapeFlow:
     def _call(self, node: cst.Call, value, part: Part):
         func = node.func
         qualified = self.imports.resolve(func)
-        args = self._arguments(node, part)
         self._backward(node, qualified, part)
         if isinstance(value, Obj) and value.torch_layer and value.constructor is node:
-            value.layer_shape = _layer(value.kind.rpartition(".")[2], args)
+            value.layer_shape = _layer(value.kind.rpartition(".")[2], self._arguments(node, part))
             return value
         if qualified is not None and qualified.startswith("torch."):
+            args = self._arguments(node, part)
             return self._result(value, self._torch_function(node, qualified, args))
         if qualified is not None and qualified.startswith("numpy."):
-            return self._result(value, _numpy_factory(qualified, args))
+            return self._result(value, _numpy_factory(qualified, self._arguments(node, part)))
         if not isinstance(func, cst.Attribute):
             return value
         receiver = part(func.value)
@@ -465,7 +465,7 @@ class ShapeFlow:
             shape = Shape.unknown()  # `.mean()` of anything is 0-dim
         if shape is None:
             return value
-        return self._result(value, self._method(node, name, shape, args))
+        return self._result(value, self._method(node, name, shape, self._arguments(node, part)))
 
     def _backward(self, call: cst.Call, qualified: str | None, part: Part) -> None:
         """GL301 / GL302: a gradient whose shape differs from its output's, or none for an
