@@ -310,10 +310,10 @@ Value = (
 
 def join(a: Value | None, b: Value | None) -> Value | None:
     """The value a name holds after two paths meet."""
+    if a is b or a == b:
+        return a
     if a is None or b is None:
         return None
-    if a == b or a is b:
-        return a
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         grad = a.grad if a.grad is b.grad else Grad.UNKNOWN
         dtype = a.dtype if a.dtype == b.dtype else None
