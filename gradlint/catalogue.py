@@ -96,6 +96,12 @@ def parse_rule_doc(text: str) -> RuleDoc:
 
 
 @cache
+def catalogue_codes() -> frozenset[str]:
+    """The documented rule codes, without reading their docs."""
+    return frozenset(path.stem for path in catalogue_dir().glob("GL*.md"))
+
+
+@cache
 def load_catalogue() -> dict[str, RuleDoc]:
     docs = {}
     for path in sorted(catalogue_dir().glob("GL*.md")):

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from gradlint import __version__
-from gradlint.catalogue import load_catalogue
+from gradlint.catalogue import catalogue_codes, load_catalogue
 from gradlint.config import CODE_PROBES, Config, ConfigError, Resolver, parse_per_file_ignores
 from gradlint.diagnostic import Diagnostic
 from gradlint.report import DEFAULT_FORMAT, FORMATS, render, render_statistics
@@ -75,7 +75,7 @@ def _cache_dir(args: argparse.Namespace) -> str | None:
 def resolver(args: argparse.Namespace) -> Resolver:
     """Each path's Config: `--config FILE` for all, else its nearest configuration."""
     config_file = Path(args.config) if args.config else None
-    return Resolver(_overrides(args), set(load_catalogue()), config_file)
+    return Resolver(_overrides(args), set(catalogue_codes()), config_file)
 
 
 def run_config(args: argparse.Namespace, configs: Resolver) -> Config:

@@ -21,12 +21,15 @@ import dataclasses
 import marshal
 import os
 import sys
+import types
 from pathlib import Path
 
 CACHE = Path(__file__).parent / "__pycache__" / f"dataclass_code.{sys.implementation.cache_tag}"
 
-_known: dict[str, object] = {}  # source text -> code, from the cache file
-_used: dict[str, object] = {}  # what this process compiled or took, by text
+# source text -> its code, marshalled: unmarshalled only when used (a run that reads
+# every result from the result cache defines a few classes, not libcst's)
+_known: dict[str, bytes] = {}
+_used: dict[str, bytes] = {}  # what this process compiled or took, by text
 _missed: list[str] = []
 
 
@@ -34,12 +37,17 @@ def _exec(source, globals=None, locals=None, /) -> None:
     """`exec` for `dataclasses`: a source text's code from the cache when it is there."""
     if not isinstance(source, str):
         return builtins.exec(source, globals, locals)
-    code = _used.get(source) or _known.get(source)
-    if code is None:
+    found = _used.get(source) or _known.get(source)
+    code = None
+    if found is not None:
+        with contextlib.suppress(Exception):  # a foreign entry: compiled anew
+            code = marshal.loads(found)
+    if not isinstance(code, types.CodeType):
         # as `exec(source)` in `dataclasses` compiles it: no flags of this module
         code = compile(source, "<string>", "exec", dont_inherit=True)
+        found = marshal.dumps(code)
         _missed.append(source)
-    _used[source] = code
+    _used[source] = found
     return builtins.exec(code, globals, locals)
 
 

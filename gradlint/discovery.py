@@ -16,11 +16,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gradlint.config import Config, Resolver, relative_to_root
 from gradlint.patterns import gitignore_spec, pattern_spec
 
+TYPE_CHECKING = False  # not `typing`'s: a run that only reads the result cache skips its import
 if TYPE_CHECKING:
     import pathspec
 

@@ -25,9 +25,12 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable
-from typing import TypeVar
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # not `typing`'s: a run that only reads the result cache skips its import
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 STACK_SIZE = 512 * 1024 * 1024  # reserved address space; only the pages used are committed
 RECURSION_LIMIT = 200_000

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # not `typing`'s: a run that only reads the result cache skips its import
 if TYPE_CHECKING:
     import pathspec
 

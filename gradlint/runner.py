@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import pickle
 import stat
 import sys
 import tokenize
@@ -317,6 +316,8 @@ class ContainedWorker:
     def lint(self, path: str, config: Config, source: bytes | None = None) -> FileResult:
         if sys.platform != "linux":
             return lint_file(path, config, source)
+        import pickle  # not before a file is linted: a warm run reads the result cache only
+
         if not self._pid or self._owner != os.getpid():
             self._start()
         try:
@@ -354,6 +355,8 @@ class ContainedWorker:
 
 
 def _serve(requests: int, answers: int) -> None:
+    import pickle
+
     status = 0
     try:
         _only_linting()

@@ -9,9 +9,12 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import TextIO
 
 from gradlint.diagnostic import Diagnostic, Severity
+
+TYPE_CHECKING = False  # not `typing`'s: a run that only reads the result cache skips its import
+if TYPE_CHECKING:
+    from typing import TextIO
 
 _RESET = "\033[0m"
 _BOLD, _RED, _YELLOW = "\033[1m", "\033[31m", "\033[33m"

@@ -3,7 +3,7 @@
 import pytest
 
 from gradlint.autofix import fix_source
-from gradlint.catalogue import load_catalogue
+from gradlint.catalogue import catalogue_codes, load_catalogue
 from gradlint.checks import registered_codes
 from gradlint.config import Config
 from gradlint.engine import lint_source
@@ -14,7 +14,7 @@ PROBE_CODES = {"GL901"}  # reported by the runtime probe only: Bad examples run 
 
 
 def test_every_rule_has_a_catalogue_file_and_vice_versa():
-    assert registered_codes() | ENGINE_CODES | PROBE_CODES == set(CATALOGUE)
+    assert registered_codes() | ENGINE_CODES | PROBE_CODES == set(CATALOGUE) == catalogue_codes()
 
 
 @pytest.mark.parametrize("doc", CATALOGUE.values(), ids=lambda d: d.code)
