@@ -69,11 +69,19 @@ def finish() -> None:
     this process compiled."""
     if vars(dataclasses).get("exec") is _exec:
         del dataclasses.exec
-    if _missed and not sys.dont_write_bytecode:
-        with contextlib.suppress(OSError, ValueError):
-            CACHE.parent.mkdir(exist_ok=True)
-            partial = CACHE.with_name(f"{CACHE.name}.{os.getpid()}")
-            partial.write_bytes(marshal.dumps(_used))
-            os.replace(partial, CACHE)
+    if _missed:
+        store(CACHE, _used)
     _missed.clear()
     _known.clear()
+
+
+def store(path: Path, value) -> None:
+    """`value` marshalled into the cache file `path` beside gradlint's bytecode, atomically,
+    when Python writes bytecode; nothing when it cannot be written."""
+    if sys.dont_write_bytecode:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        path.parent.mkdir(exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}")
+        partial.write_bytes(marshal.dumps(value))
+        os.replace(partial, path)

@@ -22,17 +22,16 @@ cost that ate the gain, and Python 3.12+ stops caching a type changed a thousand
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import marshal
-import os
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from gradlint import dataclass_code
 from gradlint.analysis.walk import node_classes
 
 # one entry per parse under way, and in `_storing` too once thawed; read by every
@@ -133,12 +132,7 @@ def _compiled(sources: list[tuple[type, str]]) -> list:
     except Exception:  # missing, unreadable, truncated or from another gradlint
         pass
     codes = [compile(text, f"<gradlint.node_init {cls.__name__}>", "exec") for cls, text in sources]
-    if not sys.dont_write_bytecode:
-        with contextlib.suppress(OSError):
-            CACHE.parent.mkdir(exist_ok=True)
-            partial = CACHE.with_name(f"{CACHE.name}.{os.getpid()}")
-            partial.write_bytes(marshal.dumps((key, codes)))
-            os.replace(partial, CACHE)
+    dataclass_code.store(CACHE, (key, codes))
     return codes
 
 

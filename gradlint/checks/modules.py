@@ -22,6 +22,7 @@ from gradlint.analysis.dataflow.values import (
     becomes_plain_leaf,
 )
 from gradlint.analysis.torch_ops import MODULE_CONTAINERS
+from gradlint.analysis.walk import iter_nodes
 from gradlint.checks import Checker
 from gradlint.diagnostic import Fix, Witness
 
@@ -269,15 +270,12 @@ _REGISTERED_LISTS = frozenset({"parameters", "named_parameters", "buffers", "nam
 
 def _reads_back(node: cst.CSTNode | None) -> bool:
     """Whether the expression calls `<module>.parameters()` or the like."""
-    if node is None:
-        return False
-    if (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in _REGISTERED_LISTS
-    ):
-        return True
-    return any(_reads_back(child) for child in node.children)
+    return node is not None and any(
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value in _REGISTERED_LISTS
+        for call in iter_nodes(node)
+    )
 
 
 def _held(value, depth: int = 3) -> list:
