@@ -33,7 +33,14 @@ from gradlint.guard import (
     in_child,
     internal_error,
     is_utf8,
+    symtable_within,
 )
+
+TYPE_CHECKING = False  # not `typing`'s
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 plain_type_checks()  # isinstance on libcst nodes without ABCMeta's Python-level call
 identity_hashes()  # node-keyed dicts without a Python-level __hash__ call
@@ -150,9 +157,10 @@ def parse(
 ) -> cst.Module | Diagnostic:
     """The libcst module, or a GL001 diagnostic saying why it cannot be parsed.
 
-    CPython's own parser checks the file first: it is ~15x faster than libcst, gives the
-    familiar messages, and its tree tells how deep libcst's would be (guard.py: files
-    nested deeper than `max_depth` would take libcst minutes). Call it through
+    CPython checks the file first (its parser and symbol table, as `compile` does): that is
+    ~15x faster than libcst, gives the familiar messages, and bounds how deep libcst's
+    tree would be (guard.py: files nested deeper than `max_depth` would take libcst
+    minutes). Call it through
     `guard.deep_call` for files that may be deep (lint_source does).
     """
     if isinstance(source, str):
@@ -162,10 +170,14 @@ def parse(
         line = source[: source.index(b"\0")].count(b"\n") + 1
         return _syntax_error(path, line, 1, "Cannot parse: source contains a NUL byte")
     try:
-        tree = _cpython_tree(path, source)
+        deep = _cpython_depth(path, source, max_depth)  # None: no deeper than max_depth
     except SyntaxError as error:  # also bad encodings and coding cookies
         rejected = _rejection(path, error)
-        if any(word in error.msg for word in _FINAL) or isinstance(error, UnicodeError):
+        if (
+            any(word in error.msg for word in _FINAL)
+            or isinstance(error, UnicodeError)
+            or _cpython_parses(path, source)  # the symbol table's error: compile's too
+        ):
             return rejected
         # Syntax newer than this interpreter (PEP 695 on 3.11, ...) may still suit libcst;
         # without CPython's tree there is no depth bound, so libcst first tries in a child.
@@ -176,8 +188,6 @@ def parse(
     except (RecursionError, MemoryError, ValueError) as error:
         reason = "nesting too deep for the parser" if isinstance(error, RecursionError) else error
         return _syntax_error(path, 1, 1, f"Cannot parse: {reason}")
-    deep = deeper_than(tree, source, max_depth)  # None: no deeper than max_depth
-    del tree
     if deep is not None and deep[0] > max_depth:
         depth, line = deep
         message = (
@@ -218,15 +228,33 @@ def _rejection(path: str, error: SyntaxError) -> Diagnostic:
     return _syntax_error(path, error.lineno or 1, column, f"Cannot parse: {error.msg}")
 
 
-def _cpython_tree(path: str, source: bytes) -> ast.Module:
-    """CPython's tree of `source`, long f-strings blanked when that copy parses."""
+def _cpython_depth(path: str, source: bytes, max_depth: int) -> tuple[int, int] | None:
+    """CPython's verdict on `source` (the SyntaxError `compile` raises) and, when libcst's
+    tree may nest deeper than `max_depth`, its depth and line; None when it does not. The
+    symbol table's build bounds the depth of most files; CPython's tree measures the rest."""
+    if _cpython(lambda text: symtable_within(text, path, max_depth), source):
+        return None
+    return deeper_than(_cpython(lambda text: ast.parse(text, path), source), source, max_depth)
+
+
+def _cpython_parses(path: str, source: bytes) -> bool:
+    try:
+        _cpython(lambda text: ast.parse(text, path), source)
+    except SyntaxError:
+        return False
+    return True
+
+
+def _cpython(check: Callable[[bytes], T], source: bytes) -> T:
+    """`check` of `source` with long f-strings blanked, or of `source` itself when CPython
+    rejects the blanked copy."""
     checked = _long_fstrings_blanked(source)
     try:
-        return ast.parse(checked, path)
+        return check(checked)
     except SyntaxError:
         if checked is source:
             raise
-    return ast.parse(source, path)
+    return check(source)
 
 
 def _long_fstrings_blanked(source: bytes) -> bytes:

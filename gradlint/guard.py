@@ -5,9 +5,10 @@
   so a deep but valid file (a thousand `elif`s, ten thousand `and` operands) is linted
   instead of overflowing the C stack (a segfault) or raising RecursionError.
 - `nesting_depth`: libcst's parse time grows steeply (about cubically) with the depth of
-  left-nested chains (`a + b + ...`, `x[0][0]...`, `f()()...`); the depth is read from
-  CPython's tree, which the engine builds anyway, and files deeper than `max-depth` get
-  GL001 instead of minutes of parsing.
+  left-nested chains (`a + b + ...`, `x[0][0]...`, `f()()...`); files deeper than
+  `max-depth` get GL001 instead of minutes of parsing. `symtable_within` bounds the depth
+  while CPython checks the file (its symbol table); only a file it cannot bound gets
+  CPython's tree, from which the depth is read.
 - `in_child`: a call made in a forked process, for input CPython rejected (so with no
   depth bound): a native crash or a hang there becomes an answer, not a dead run.
 - `from_bom`: UTF-16/32 files are decoded by their byte order mark.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import codecs
+import functools
 import itertools
 import os
 import re
@@ -143,6 +145,93 @@ def nesting_depth(tree: ast.AST) -> tuple[int, int]:
             elif isinstance(value, list):
                 stack.extend((item, depth + _LEVEL) for item in value if isinstance(item, ast.AST))
     return deepest // _LEVEL, line
+
+
+# A level of nesting_depth's is a statement or an expression (which CPython's symbol table
+# builder counts as it recurses), or one of at most two other nodes between two of them
+# (arguments -> arg -> annotation; a keyword, comprehension, withitem, except handler or
+# match_case; a name's context, an operator), below the module: at most 1 + 3 counted.
+# The operands of a BoolOp weigh an eighth of a level each, its node one counted level:
+# at most a quarter of a level more per `and` / `or` on the path.
+_NODES_PER_COUNTED = 3
+_BOOL_OPERATORS = (re.compile(rb"and\b"), re.compile(rb"or\b"))  # and `for`, `tensor`, ...
+_SLACK = 16
+try:
+    from _symtable import symtable as _symbol_table  # the builder, without symtable's memo
+except ImportError:  # an interpreter without CPython's symbol table
+    _symbol_table = None
+
+
+def symtable_within(source: bytes, path: str, limit: int) -> bool:
+    """Build CPython's symbol table of `source`, raising the SyntaxError `compile` raises
+    (the parser's, and the symbol table's own: a duplicate argument, `nonlocal` at module
+    level, ...); True when building it proved that libcst's tree nests no deeper than
+    `limit` levels (nesting_depth's), False when it may (or when this Python cannot tell).
+
+    CPython 3.10 and 3.11 build the table recursively, counting each statement and
+    expression (patterns too) against three per frame of the recursion limit left: with
+    the limit lowered, a file nested deeper than that raises RecursionError. That bounds
+    the depth at a third of the cost of ast.parse's tree. The limit is process-wide: it is
+    lowered for the build only, by at most what the engine's deep thread raised it to."""
+    bool_operators = sum(len(pattern.findall(source)) for pattern in _BOOL_OPERATORS)
+    counted = (limit - 1 - bool_operators // 4 - _SLACK) // _NODES_PER_COUNTED
+    if counted < _COUNTED_PER_FRAME or not _symtable_counts_nesting():
+        _build_symbol_table(source, path)
+        return False
+    return _built_within(source, path, counted // _COUNTED_PER_FRAME)
+
+
+_COUNTED_PER_FRAME = 3
+
+
+def _build_symbol_table(source: bytes, path: str) -> None:
+    if _symbol_table is None:
+        ast.parse(source, path)  # the parser's verdict at least
+    else:
+        _symbol_table(source, path, "exec")
+
+
+def _built_within(source: bytes, path: str, frames: int) -> bool:
+    """Whether the symbol table builds with at most `frames` frames of recursion limit
+    left (each allows _COUNTED_PER_FRAME levels of nesting); SyntaxError raised."""
+    old_limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(_frame_depth() + frames)
+    except RecursionError:  # deeper already than that: no bound from this builder
+        _build_symbol_table(source, path)
+        return False
+    try:
+        _symbol_table(source, path, "exec")
+    except RecursionError:
+        return False
+    finally:
+        sys.setrecursionlimit(old_limit)
+    return True
+
+
+def _frame_depth() -> int:
+    """Python frames on this thread's stack: at most what CPython counts against the
+    recursion limit, so a limit set from it allows at most the frames asked for."""
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+@functools.cache
+def _symtable_counts_nesting() -> bool:
+    """Whether this Python's symbol table builder bounds nesting as symtable_within needs:
+    a chain deeper than the frames allowed times _COUNTED_PER_FRAME fails, a shallow one
+    builds (CPython 3.12 and later count C stack, not the recursion limit)."""
+    if _symbol_table is None:
+        return False
+    frames = 20
+    deep = b"x = " + b"+".join([b"a"] * (frames * _COUNTED_PER_FRAME + 2)) + b"\n"
+    shallow = b"x = " + b"+".join([b"a"] * frames) + b"\n"
+    try:
+        return not _built_within(deep, "", frames) and _built_within(shallow, "", frames)
+    except SyntaxError:
+        return False
 
 
 def deeper_than(tree: ast.AST, source: bytes, limit: int) -> tuple[int, int] | None:

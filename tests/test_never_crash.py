@@ -117,6 +117,100 @@ def test_depth_bound_skips_only_statements_too_short_to_be_deep(source):
         assert found == exact if exact[0] > limit else found in (None, exact)
 
 
+def _nested(kind: str, n: int) -> str:
+    """A program nested about `n` deep by one construct (wrapped where it must be)."""
+    inner = {
+        "sum": lambda: "x = " + "+".join(["a"] * n),
+        "subscripts": lambda: "x = a" + "[0]" * n,
+        "attributes": lambda: "x = a" + ".b" * n,
+        "calls": lambda: "x = f" + "()" * n,
+        "unary": lambda: "x = " + "-" * n + "1",
+        "not": lambda: "x = " + "not " * n + "a",
+        "lambdas": lambda: "f = " + "lambda: " * n + "1",
+        "defaults": lambda: "f = " + "lambda a=" * min(n, 190) + "1" + ": 1" * min(n, 190),
+        "conditionals": lambda: "x = " + "a if b else " * n + "c",
+        "and": lambda: "x = " + " and ".join(["a"] * n),
+        "or-of-ands": lambda: "x = " + " or ".join(["(a and b and c)"] * n),
+        "keywords": lambda: "x = " + "f(k=" * min(n, 190) + "1" + ")" * min(n, 190),
+        "comprehensions": lambda: "x = " + "[" * min(n, 190) + "a" + " for a in b]" * min(n, 190),
+        "annotation": lambda: "def f(a: " + "+".join(["b"] * n) + ") -> c:\n    pass",
+        "walrus": lambda: "x = " + "(a := " * min(n, 190) + "1" + ")" * min(n, 190),
+        "fstring": lambda: "x = f'{" + "+".join(["a"] * n) + "}'",
+        "strings": lambda: "x = " + " ".join(["'a'"] * n),
+        "elif": lambda: "if a:\n    pass\n" + "elif b:\n    pass\n" * n,
+        "blocks": lambda: (
+            "".join(" " * depth + "if a:\n" for depth in range(min(n, 90)))
+            + " " * min(n, 90)
+            + "x = a"
+            + ".b" * n
+        ),
+        "pattern": lambda: (
+            "match x:\n    case " + "[" * min(n, 190) + "1" + "]" * min(n, 190) + ":\n        pass"
+        ),
+        "class-pattern": lambda: (
+            "match x:\n    case " + "C(" * min(n, 190) + "1" + ")" * min(n, 190) + ":\n        pass"
+        ),
+        "handlers": lambda: "try:\n    pass\nexcept " + "a." * n + "E:\n    pass",
+        "with": lambda: "with " + "+".join(["a"] * n) + " as b:\n    pass",
+        "yield": lambda: "def g():\n    x = " + "(yield " * min(n, 190) + "1" + ")" * min(n, 190),
+        "await": lambda: (
+            "async def g():\n    x = " + "await (" * min(n, 190) + "a" + ")" * min(n, 190)
+        ),
+        "decorator": lambda: "@" + "a." * n + "b\ndef f():\n    pass",
+        "class-keyword": lambda: "class A(m=" + "+".join(["a"] * n) + "):\n    pass",
+    }[kind]()
+    return inner + "\n"
+
+
+@pytest.mark.parametrize("kind", [
+    "sum", "subscripts", "attributes", "calls", "unary", "not", "lambdas", "defaults",
+    "conditionals", "and", "or-of-ands", "keywords", "comprehensions", "annotation",
+    "walrus", "fstring", "strings", "elif", "blocks", "pattern", "class-pattern",
+    "handlers", "with", "yield", "await", "decorator", "class-keyword",
+])  # fmt: skip
+def test_the_symbol_table_bounds_the_depth_of_every_construct(kind):
+    """Whenever symtable_within says a file is no deeper than the limit, CPython's tree
+    agrees, for every construct that nests, at sizes around each limit."""
+    import ast
+
+    from gradlint.guard import symtable_within
+
+    bounded = 0
+    for n in (10, 30, 60, 100, 150, 190, 250, 400, 700, 1200, 2500):
+        source = _nested(kind, n)
+        try:
+            depth = nesting_depth(ast.parse(source))[0]
+        except (SyntaxError, MemoryError, RecursionError):
+            continue  # beyond CPython's own limits
+        for limit in (20, 50, 100, 200, 400, 1000, 3000):
+            if symtable_within(source.encode(), "case.py", limit):
+                bounded += 1
+                assert depth <= limit, (n, limit)
+    assert bounded  # the fast check was taken for the shallow ones
+
+
+def test_files_of_ordinary_depth_are_bounded_by_the_symbol_table():
+    """On CPython 3.10 and 3.11 the symbol table proves ordinary files shallow (no tree)."""
+    from gradlint.guard import symtable_within
+
+    if sys.version_info[:2] not in ((3, 10), (3, 11)):
+        pytest.skip("newer CPython builds its symbol table against the C stack")
+    source = Path(__file__).read_bytes()
+    assert symtable_within(source, "case.py", 1000)
+    assert not symtable_within(_nested("sum", 1100).encode(), "case.py", 1000)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["def f(a, a):\n    pass\n", "nonlocal x\n", "def f():\n    x = 1\n    global x\n"],
+)
+def test_what_the_symbol_table_rejects_is_gl001(statement):
+    """`compile` rejects these after parsing (ast.parse accepts them): GL001 all the same."""
+    result = lint_source("case.py", "import torch\n" + statement)
+    [found] = result.diagnostics
+    assert found.code == "GL001" and found.line >= 2
+
+
 def test_a_chain_deeper_than_max_depth_is_gl001_saying_why():
     source = "import torch\nx = " + " + ".join(["a"] * 300) + "\n"
     result = lint_source("case.py", source, Config(max_depth=200))
