@@ -26,13 +26,16 @@ from gradlint import __version__
 from gradlint.config import Config
 from gradlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Severity, Witness
 
-try:  # CPython's own SHA-256: importing hashlib loads OpenSSL, 2.5 ms of a 60 ms warm run
-    from _sha256 import sha256  # Python 3.11
+try:  # CPython's own BLAKE2: importing hashlib loads OpenSSL, 2.5 ms of a 60 ms warm run
+    from _blake2 import blake2b
 except ImportError:
-    try:
-        from _sha2 import sha256  # Python 3.12+
-    except ImportError:
-        from hashlib import sha256
+    from hashlib import blake2b
+
+
+def hashed(data: bytes = b"") -> blake2b:
+    """A 256-bit BLAKE2b hash of `data` (four times SHA-256's speed without OpenSSL)."""
+    return blake2b(data, digest_size=32)
+
 
 SCHEMA = "v1"
 NO_CACHE_ENV = "GRADLINT_NO_CACHE"
@@ -57,7 +60,7 @@ def code_fingerprint() -> str:
     catalogue: editing a checker or a rule doc invalidates every entry."""
     from gradlint.catalogue import catalogue_dir
 
-    digest = sha256(__version__.encode())
+    digest = hashed(__version__.encode())
     package = Path(__file__).parent
     for root in (package, catalogue_dir()):
         found = []
@@ -85,12 +88,12 @@ class ResultCache:
     def __init__(self, directory: Path, config: Config) -> None:
         self.directory = directory / SCHEMA
         settings = repr(dataclasses.replace(config, cache_dir=None))
-        self._run_key = sha256(f"{code_fingerprint()}\0{settings}".encode()).digest()
+        self._run_key = hashed(f"{code_fingerprint()}\0{settings}".encode()).digest()
         self._prepared = False
 
     def key(self, path: str, source: bytes) -> str:
-        digest = sha256(self._run_key)
-        for part in (os.fsencode(path), sha256(source).digest(), index_key(path)):
+        digest = hashed(self._run_key)
+        for part in (os.fsencode(path), hashed(source).digest(), index_key(path)):
             digest.update(len(part).to_bytes(8, "little"))
             digest.update(part)
         return digest.hexdigest()

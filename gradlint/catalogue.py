@@ -17,6 +17,8 @@ _FENCE = re.compile(r"^```(\w*)\s*$")
 
 @dataclass(frozen=True)
 class RuleDoc:
+    """One rule's Markdown file, parsed: its header fields, sections and examples."""
+
     code: str
     name: str
     severity: Severity

@@ -31,6 +31,8 @@ class ConfigError(Exception):
 
 @dataclass
 class Config:
+    """The effective settings of a run (or of one file, with its per-file ignores)."""
+
     select: tuple[str, ...] = ("GL",)
     ignore: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()

@@ -30,6 +30,8 @@ SUFFIXES = (".py", ".ipynb")
 
 @dataclass
 class Discovered:
+    """What the paths given expand to: files to lint and the paths that could not be."""
+
     files: list[str] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     missing: list[str] = field(default_factory=list)  # named on the command line, absent

@@ -23,18 +23,10 @@ from gradlint.analysis.walk import (
 from gradlint.catalogue import load_catalogue
 from gradlint.checks import Checker, load_checkers
 from gradlint.config import DEFAULT_MAX_DEPTH, Config
+from gradlint.depth import deeper_than, is_utf8, symtable_within
 from gradlint.diagnostic import Diagnostic
 from gradlint.filecontext import FileContext
-from gradlint.guard import (
-    MESSAGE_LIMIT,
-    deep_call,
-    deeper_than,
-    from_bom,
-    in_child,
-    internal_error,
-    is_utf8,
-    symtable_within,
-)
+from gradlint.guard import MESSAGE_LIMIT, deep_call, from_bom, in_child, internal_error
 
 TYPE_CHECKING = False  # not `typing`'s
 if TYPE_CHECKING:

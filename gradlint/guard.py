@@ -4,28 +4,18 @@
   nesting level; they run in a thread with a large stack and a raised recursion limit,
   so a deep but valid file (a thousand `elif`s, ten thousand `and` operands) is linted
   instead of overflowing the C stack (a segfault) or raising RecursionError.
-- `nesting_depth`: libcst's parse time grows steeply (about cubically) with the depth of
-  left-nested chains (`a + b + ...`, `x[0][0]...`, `f()()...`); files deeper than
-  `max-depth` get GL001 instead of minutes of parsing. `symtable_within` bounds the depth
-  while CPython checks the file (its symbol table); only a file it cannot bound gets
-  CPython's tree, from which the depth is read.
 - `in_child`: a call made in a forked process, for input CPython rejected (so with no
-  depth bound): a native crash or a hang there becomes an answer, not a dead run.
+  depth bound: depth.py): a native crash or a hang there becomes an answer, not a dead run.
 - `from_bom`: UTF-16/32 files are decoded by their byte order mark.
 - `internal_error`: one bounded line per failure; the traceback only with GRADLINT_DEBUG.
 """
 
 from __future__ import annotations
 
-import ast
 import codecs
-import functools
-import itertools
 import os
-import re
 import sys
 import threading
-import traceback
 from collections.abc import Callable
 
 TYPE_CHECKING = False  # not `typing`'s: a run that only reads the result cache skips its import
@@ -102,194 +92,6 @@ def deep_call(function: Callable[[], T]) -> T:
     return value
 
 
-# Units of depth, from libcst's parse time per level (measured on libcst 1.9): a level of
-# a left-nested chain costs most (1,000 `x[0][0]...` take 1.5 s, growing as depth**2.2),
-# an `elif` or an `and` operand an eighth of that (8,000 `elif`s or `and`s: ~1 s).
-_LEVEL, _LINK = 8, 1
-
-
-# Words and single other characters: at least as many as Python's tokens in any text.
-_TOKENS = re.compile(rb"\w+|\S")
-_LEAVES = (ast.Constant, ast.Name, ast.expr_context)  # two levels at most, contexts included
-
-
-def nesting_depth(tree: ast.AST) -> tuple[int, int]:
-    """How deep libcst's tree of this module is, in levels weighted by parse cost, and the
-    line where it is deepest.
-
-    CPython's depth, except that an `elif` (a nested `if` in CPython's tree and in
-    libcst's) and each operand of `a and b and c` (one node in CPython's tree, a chain of
-    nested ones in libcst's) weigh an eighth of a level: libcst parses them in linear
-    time; its stack, not its time, is what they strain."""
-    deepest, line = 0, 1
-    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > deepest:
-            deepest, line = depth, getattr(node, "lineno", line)
-        if isinstance(node, ast.BoolOp):
-            stack.extend((value, depth + _LINK * len(node.values)) for value in node.values)
-            continue
-        if (
-            isinstance(node, ast.If)
-            and len(node.orelse) == 1
-            and isinstance(node.orelse[0], ast.If)
-        ):
-            stack.append((node.orelse[0], depth + _LINK))  # elif
-            stack.extend((child, depth + _LEVEL) for child in (node.test, *node.body))
-            continue
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if isinstance(value, ast.AST):
-                stack.append((value, depth + _LEVEL))
-            elif isinstance(value, list):
-                stack.extend((item, depth + _LEVEL) for item in value if isinstance(item, ast.AST))
-    return deepest // _LEVEL, line
-
-
-# A level of nesting_depth's is a statement or an expression (which CPython's symbol table
-# builder counts as it recurses), or one of at most two other nodes between two of them
-# (arguments -> arg -> annotation; a keyword, comprehension, withitem, except handler or
-# match_case; a name's context, an operator), below the module: at most 1 + 3 counted.
-# The operands of a BoolOp weigh an eighth of a level each, its node one counted level:
-# at most a quarter of a level more per `and` / `or` on the path.
-_NODES_PER_COUNTED = 3
-_BOOL_OPERATORS = (re.compile(rb"and\b"), re.compile(rb"or\b"))  # and `for`, `tensor`, ...
-_SLACK = 16
-try:
-    from _symtable import symtable as _symbol_table  # the builder, without symtable's memo
-except ImportError:  # an interpreter without CPython's symbol table
-    _symbol_table = None
-
-
-def symtable_within(source: bytes, path: str, limit: int) -> bool:
-    """Build CPython's symbol table of `source`, raising the SyntaxError `compile` raises
-    (the parser's, and the symbol table's own: a duplicate argument, `nonlocal` at module
-    level, ...); True when building it proved that libcst's tree nests no deeper than
-    `limit` levels (nesting_depth's), False when it may (or when this Python cannot tell).
-
-    CPython 3.10 and 3.11 build the table recursively, counting each statement and
-    expression (patterns too) against three per frame of the recursion limit left: with
-    the limit lowered, a file nested deeper than that raises RecursionError. That bounds
-    the depth at a third of the cost of ast.parse's tree. The limit is process-wide: it is
-    lowered for the build only, by at most what the engine's deep thread raised it to."""
-    bool_operators = sum(len(pattern.findall(source)) for pattern in _BOOL_OPERATORS)
-    counted = (limit - 1 - bool_operators // 4 - _SLACK) // _NODES_PER_COUNTED
-    if counted < _COUNTED_PER_FRAME or not _symtable_counts_nesting():
-        _build_symbol_table(source, path)
-        return False
-    return _built_within(source, path, counted // _COUNTED_PER_FRAME)
-
-
-_COUNTED_PER_FRAME = 3
-
-
-def _build_symbol_table(source: bytes, path: str) -> None:
-    if _symbol_table is None:
-        ast.parse(source, path)  # the parser's verdict at least
-    else:
-        _symbol_table(source, path, "exec")
-
-
-def _built_within(source: bytes, path: str, frames: int) -> bool:
-    """Whether the symbol table builds with at most `frames` frames of recursion limit
-    left (each allows _COUNTED_PER_FRAME levels of nesting); SyntaxError raised."""
-    old_limit = sys.getrecursionlimit()
-    try:
-        sys.setrecursionlimit(_frame_depth() + frames)
-    except RecursionError:  # deeper already than that: no bound from this builder
-        _build_symbol_table(source, path)
-        return False
-    try:
-        _symbol_table(source, path, "exec")
-    except RecursionError:
-        return False
-    finally:
-        sys.setrecursionlimit(old_limit)
-    return True
-
-
-def _frame_depth() -> int:
-    """Python frames on this thread's stack: at most what CPython counts against the
-    recursion limit, so a limit set from it allows at most the frames asked for."""
-    frame, depth = sys._getframe(), 0
-    while frame is not None:
-        frame, depth = frame.f_back, depth + 1
-    return depth
-
-
-@functools.cache
-def _symtable_counts_nesting() -> bool:
-    """Whether this Python's symbol table builder bounds nesting as symtable_within needs:
-    a chain deeper than the frames allowed times _COUNTED_PER_FRAME fails, a shallow one
-    builds (CPython 3.12 and later count C stack, not the recursion limit)."""
-    if _symbol_table is None:
-        return False
-    frames = 20
-    deep = b"x = " + b"+".join([b"a"] * (frames * _COUNTED_PER_FRAME + 2)) + b"\n"
-    shallow = b"x = " + b"+".join([b"a"] * frames) + b"\n"
-    try:
-        return not _built_within(deep, "", frames) and _built_within(shallow, "", frames)
-    except SyntaxError:
-        return False
-
-
-def deeper_than(tree: ast.AST, source: bytes, limit: int) -> tuple[int, int] | None:
-    """`nesting_depth(tree)` when the tree may nest deeper than `limit` levels, else None,
-    without walking what is too short to get that deep: a level of an expression is a
-    node with a token of its own, or one of at most one tokenless node (a name's load
-    context, a lambda's arguments) per token, so a statement or expression of `t` tokens
-    holds nothing more than 2t + 16 levels below it. A statement's bytes bound its tokens;
-    an expression's words and other characters (`_TOKENS`, more than Python's tokens)
-    bound them closer, and an expression too long for that bound is judged by its parts."""
-    if b"\r" in source or not is_utf8(source) or source.startswith(codecs.BOM_UTF8):
-        return nesting_depth(tree)  # CPython's offsets count other bytes than these
-    lengths = map((1).__add__, map(len, source.split(b"\n")))  # newlines included
-    starts = list(itertools.accumulate(lengths, initial=0))  # each line's offset
-
-    def offset(line: int, column: int) -> int:
-        return starts[line - 1] + column
-
-    stack: list[tuple[ast.AST, int]] = [(statement, 1) for statement in tree.body]
-    while stack:
-        node, above = stack.pop()  # `above`: levels above it, at most
-        if above > limit:
-            return nesting_depth(tree)
-        if isinstance(node, ast.stmt):
-            decorators = getattr(node, "decorator_list", None)
-            first = decorators[0] if decorators else node
-            start = offset(first.lineno, first.col_offset)
-            if above + 2 * (offset(node.end_lineno, node.end_col_offset) - start) + 16 <= limit:
-                continue
-        elif isinstance(node, _LEAVES) and above + 2 <= limit:
-            continue
-        elif getattr(node, "end_lineno", None) is not None:
-            start = offset(node.lineno, node.col_offset)
-            end = offset(node.end_lineno, node.end_col_offset)
-            if above + 2 * len(_TOKENS.findall(source, start, end)) + 16 <= limit:
-                continue
-        if isinstance(node, ast.BoolOp):  # its operands weigh as nesting_depth weighs them
-            below = above + -(-_LINK * len(node.values) // _LEVEL)
-        else:
-            below = above + (2 if isinstance(node, ast.stmt) else 1)
-        for name in node._fields:
-            value = getattr(node, name, None)
-            for child in value if isinstance(value, list) else (value,):
-                if isinstance(child, ast.AST):
-                    stack.append((child, below))
-    return None
-
-
-def is_utf8(source: bytes) -> bool:
-    if source.isascii():
-        return True
-    try:
-        source.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
 def in_child(function: Callable[[], T], timeout: float) -> tuple[str, T | None]:
     """`function()` in a forked process: ("ok", its picklable result), ("crashed", None)
     when the process died, or ("timeout", None). Where fork is unavailable it runs here."""
@@ -334,6 +136,8 @@ def internal_error(path: str, error: BaseException) -> str:
     where = f"{path}: " if path else ""
     line = f"{where}internal error: {type(error).__name__}" + (f": {text}" if text else "")
     if os.environ.get(DEBUG_ENV):
+        import traceback  # loads linecache, tokenize, ...: not in a run that only reads the cache
+
         trace = "".join(traceback.format_exception(error))
         line += "\n" + (trace if len(trace) < 100_000 else trace[:100_000] + "...\n")
     return line

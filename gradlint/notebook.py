@@ -32,6 +32,8 @@ class NotebookError(ValueError):
 
 @dataclass
 class Notebook:
+    """A notebook's code cells joined into one script, and where each line came from."""
+
     script: str = ""
     # script line (1-based) -> (cell number, line within the cell), index = line - 1
     lines: list[tuple[int, int]] = field(default_factory=list)

@@ -11,11 +11,9 @@ gets GL001 and a new child goes on with the rest (one fork per run, not per file
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import stat
 import sys
-import tokenize
 from dataclasses import dataclass, field
 
 from gradlint.cache import ResultCache
@@ -26,11 +24,12 @@ from gradlint.findings import finalize
 from gradlint.guard import from_bom, internal_error
 from gradlint.notebook import SUFFIX as NOTEBOOK
 from gradlint.notebook import Notebook, NotebookError, read_notebook
-from gradlint.suppression import apply_noqa
 
 
 @dataclass
 class FileResult:
+    """One file's findings, or the internal errors that stopped its pipeline."""
+
     path: str
     diagnostics: list[Diagnostic] = field(default_factory=list)
     internal_errors: list[str] = field(default_factory=list)
@@ -39,6 +38,8 @@ class FileResult:
 
 @dataclass
 class RunResult:
+    """Every file's findings, sorted, and the text of the files that have some."""
+
     diagnostics: list[Diagnostic] = field(default_factory=list)
     internal_errors: list[str] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)  # path -> text, files with findings
@@ -67,11 +68,23 @@ def read_source(path: str) -> bytes:
 
 def decode(source: bytes) -> str:
     """The text of a source file in its declared encoding (UTF-8 by default)."""
+    if b"coding" not in source[: _second_line_end(source)]:  # no PEP 263 cookie
+        return source.decode("utf-8-sig", "replace")  # as tokenize reads it: BOM dropped
+    import io
+    import tokenize
+
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
         return source.decode(encoding, "replace")
     except (SyntaxError, LookupError):
         return source.decode("utf-8", "replace")
+
+
+def _second_line_end(source: bytes) -> int:
+    """Where the second line ends: a coding cookie is only looked for before it."""
+    first = source.find(b"\n")
+    second = source.find(b"\n", first + 1) if first >= 0 else -1
+    return len(source) if second < 0 else second
 
 
 def lint_file(path: str, config: Config, source: bytes | None = None) -> FileResult:
@@ -93,6 +106,7 @@ def lint_file(path: str, config: Config, source: bytes | None = None) -> FileRes
         errors: list[str] = []
         if diagnostics is None:
             from gradlint.engine import lint_source  # libcst and the checkers: not on a hit
+            from gradlint.suppression import apply_noqa  # tokenize: not on a hit either
 
             script, notebook = from_bom(source), None
             if path.endswith(NOTEBOOK):  # its code cells, joined, are what the engine reads

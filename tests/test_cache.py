@@ -172,3 +172,19 @@ def test_concurrent_runs_share_the_cache_safely(project):
     assert len(outputs[0]) == 31 and outputs[0] == outputs[1]
     again = subprocess.run(command, cwd=project, capture_output=True, env=env, check=False)
     assert json.loads(again.stdout) == outputs[0]
+
+
+def test_a_run_served_by_the_cache_imports_neither_parser_nor_heavy_modules(project):
+    """Their imports were most of a warm run: libcst, ast (the depth check), inspect (the
+    dataclasses' signatures), tokenize (the encoding), shutil (argparse), hashlib."""
+    env = {k: v for k, v in os.environ.items() if k != "GRADLINT_NO_CACHE"}
+    run = [sys.executable, "-m", "gradlint", "."]
+    assert subprocess.run(run, cwd=project, env=env, capture_output=True).returncode == 1
+    heavy = ("libcst", "ast", "inspect", "tokenize", "shutil", "hashlib")
+    warm = (
+        "import sys\nfrom gradlint.cli import main\ncode = main(['.'])\n"
+        f"print(code, [name for name in {heavy!r} if name in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", warm], cwd=project, env=env, capture_output=True)
+    assert done.stdout.decode().splitlines()[-1] == "1 []"
+    assert "GL303" in done.stdout.decode()  # the finding, read back (decoded for the report)

@@ -29,9 +29,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gradlint.config import Config
+from gradlint.depth import nesting_depth
 from gradlint.engine import imports_torch, lint_source
 from gradlint.flake8_plugin import GradlintPlugin
-from gradlint.guard import from_bom, nesting_depth
+from gradlint.guard import from_bom
 from gradlint.runner import lint_file
 
 QUICK = settings(

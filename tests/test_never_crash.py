@@ -15,9 +15,10 @@ import pytest
 from gradlint import flake8_plugin
 from gradlint.cli import main
 from gradlint.config import Config
+from gradlint.depth import deeper_than, nesting_depth
 from gradlint.engine import lint_source
 from gradlint.flake8_plugin import GradlintPlugin
-from gradlint.guard import MESSAGE_LIMIT, deeper_than, nesting_depth
+from gradlint.guard import MESSAGE_LIMIT
 from gradlint.runner import ContainedWorker
 
 BACKWARD_CLASS = """\
@@ -173,7 +174,7 @@ def test_the_symbol_table_bounds_the_depth_of_every_construct(kind):
     agrees, for every construct that nests, at sizes around each limit."""
     import ast
 
-    from gradlint.guard import symtable_within
+    from gradlint.depth import symtable_within
 
     bounded = 0
     for n in (10, 30, 60, 100, 150, 190, 250, 400, 700, 1200, 2500):
@@ -191,7 +192,7 @@ def test_the_symbol_table_bounds_the_depth_of_every_construct(kind):
 
 def test_files_of_ordinary_depth_are_bounded_by_the_symbol_table():
     """On CPython 3.10 and 3.11 the symbol table proves ordinary files shallow (no tree)."""
-    from gradlint.guard import symtable_within
+    from gradlint.depth import symtable_within
 
     if sys.version_info[:2] not in ((3, 10), (3, 11)):
         pytest.skip("newer CPython builds its symbol table against the C stack")
