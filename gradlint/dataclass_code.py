@@ -37,22 +37,28 @@ _used: dict[str, bytes] = {}  # what this process compiled or took, by text
 _missed: list[str] = []
 
 
-def _exec(source, globals=None, locals=None, /) -> None:
-    """`exec` for `dataclasses`: a source text's code from the cache when it is there."""
-    if not isinstance(source, str):
-        return builtins.exec(source, globals, locals)
-    found = _used.get(source) or _known.get(source)
+def compiled(source: str, filename: str = "<string>") -> types.CodeType:
+    """`compile(source, filename, "exec", dont_inherit=True)`, from the cache when it has
+    that text (node_init's constructors come through here too, under their own names)."""
+    key = source if filename == "<string>" else f"{filename}\n{source}"
+    found = _used.get(key) or _known.get(key)
     code = None
     if found is not None:
         with contextlib.suppress(Exception):  # a foreign entry: compiled anew
             code = marshal.loads(found)
     if not isinstance(code, types.CodeType):
-        # as `exec(source)` in `dataclasses` compiles it: no flags of this module
-        code = compile(source, "<string>", "exec", dont_inherit=True)
+        code = compile(source, filename, "exec", dont_inherit=True)
         found = marshal.dumps(code)
-        _missed.append(source)
-    _used[source] = found
-    return builtins.exec(code, globals, locals)
+        _missed.append(key)
+    _used[key] = found
+    return code
+
+
+def _exec(source, globals=None, locals=None, /) -> None:
+    """`exec` for `dataclasses` (which compiles with no flags of its own module)."""
+    if not isinstance(source, str):
+        return builtins.exec(source, globals, locals)
+    return builtins.exec(compiled(source), globals, locals)
 
 
 class _Deferred(types.ModuleType):

@@ -10,8 +10,8 @@ the cost of `object.__setattr__`) and validates unless one of gradlint's parses 
 way (`unvalidated`): a tenth of libcst's parse time, the same nodes. Other code in the
 process (fixes, other flake8 plugins) builds validated nodes as before. A class whose
 `__init__` is not the one `dataclasses` wrote keeps its own. Installing them costs ~16 ms
-of compiling once (a compile per class: one compile of them all measured twice that),
-then 4 ms per process from a cache file beside gradlint's bytecode.
+of compiling once, then their code comes from dataclass_code's cache beside gradlint's
+bytecode (node_init installs them before dataclass_code's `finish`).
 
 A process that only lints (a worker of the CLI's pool, its forked child) `thaw`s the
 node classes: their frozen `__setattr__` / `__delattr__` go, and a parse stores each
@@ -23,13 +23,9 @@ cost that ate the gain, and Python 3.12+ stops caching a type changed a thousand
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import marshal
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from gradlint import dataclass_code
 from gradlint.analysis.walk import node_classes
@@ -117,25 +113,6 @@ def _generated_source(cls: type) -> tuple[str, dict] | None:
     return f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body) + "\n", namespace
 
 
-# The constructors' code, keyed by their sources (libcst's fields, this generator).
-CACHE = Path(__file__).parent / "__pycache__" / f"node_init.{sys.implementation.cache_tag}"
-
-
-def _compiled(sources: list[tuple[type, str]]) -> list:
-    """Each source compiled, from the cache file when it holds these very sources (it
-    is written, atomically, where Python writes bytecode and when it does)."""
-    key = hashlib.blake2b("\0".join(source for _, source in sources).encode()).digest()
-    try:
-        found, codes = marshal.loads(CACHE.read_bytes())
-        if found == key and len(codes) == len(sources):
-            return codes
-    except Exception:  # missing, unreadable, truncated or from another gradlint
-        pass
-    codes = [compile(text, f"<gradlint.node_init {cls.__name__}>", "exec") for cls, text in sources]
-    dataclass_code.store(CACHE, (key, codes))
-    return codes
-
-
 def install() -> int:
     """Give each node class its cheaper `__init__`; how many classes got one."""
     generated = []
@@ -149,9 +126,8 @@ def install() -> int:
         found = _generated_source(cls)
         if found is not None:
             generated.append((cls, *found))
-    codes = _compiled([(cls, source) for cls, source, _ in generated])
-    for (cls, _, namespace), code in zip(generated, codes, strict=True):
-        exec(code, namespace)
+    for cls, source, namespace in generated:  # compiled once, then from dataclass_code's cache
+        exec(dataclass_code.compiled(source, f"<gradlint.node_init {cls.__name__}>"), namespace)
         function = namespace["__init__"]
         function.__qualname__ = f"{cls.__qualname__}.__init__"
         cls.__init__ = function

@@ -261,32 +261,32 @@ def test_nodes_built_in_a_thawed_process_equal_libcsts_own():
     assert thawed.stdout == _printed(LIBCSTS_OWN).stdout != ""
 
 
-def test_constructors_are_compiled_once_and_a_broken_cache_is_ignored(tmp_path, monkeypatch):
+def test_constructors_are_compiled_once_under_their_own_names(tmp_path, monkeypatch):
+    """node_init's constructors go through dataclass_code's cache, keyed by name and text."""
     import builtins
 
-    from gradlint import node_init
+    from gradlint import dataclass_code
 
-    monkeypatch.setattr(node_init, "CACHE", tmp_path / "node_init.cache")
+    for name in ("_known", "_used"):
+        monkeypatch.setattr(dataclass_code, name, {})
+    monkeypatch.setattr(dataclass_code, "CACHE", tmp_path / "dataclass_code.cache")
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    sources = [(cst.Name, "def __init__(self, value):\n    self.value = value\n")]
-    (first,) = node_init._compiled(sources)
-    assert node_init.CACHE.is_file()
+    source = "def __init__(self, value):\n    self.value = value\n"
+    first = dataclass_code.compiled(source, "<gradlint.node_init Name>")
+    assert first.co_filename == "<gradlint.node_init Name>"
+    assert dataclass_code.compiled(source).co_filename == "<string>"  # another entry
+    dataclass_code.finish()
     real = builtins.compile
 
     def refused(*args, **kwargs):
         raise AssertionError("compiled again")
 
+    monkeypatch.setattr(dataclass_code, "_used", {})
     monkeypatch.setattr(builtins, "compile", refused)
-    assert node_init._compiled(sources) == [first]
+    dataclass_code.install()
+    assert dataclass_code.compiled(source, "<gradlint.node_init Name>") == first
+    dataclass_code.finish()
     monkeypatch.setattr(builtins, "compile", real)
-    node_init.CACHE.write_bytes(node_init.CACHE.read_bytes()[:40])  # truncated
-    assert node_init._compiled(sources) == [first]
-    other = [(cst.Name, "def __init__(self, value):\n    pass\n")]
-    assert node_init._compiled(other) != [first]  # other sources: not the cached code
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
-    node_init.CACHE.unlink()
-    node_init._compiled(sources)
-    assert not node_init.CACHE.exists()
 
 
 def _define_point():

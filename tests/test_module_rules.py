@@ -148,6 +148,11 @@ CONTAINERS = [
     "self.heads = {}\nfor k in ['a', 'b']:\n    self.heads[k] = nn.Linear(2, 2)",
     "self.layers = [nn.Conv2d(1, 1, 1)]\nself.layers.append(nn.ReLU())",
     "self.a = nn.Linear(2, 2)\nself.layers = [self.a, nn.Linear(2, 2)]",
+    # one of two parameters, joined: registered only if both are
+    "self.a = nn.Linear(2, 2)\n"
+    "w = self.a.weight if n else nn.Parameter(torch.ones(2))\nself.ws = [w]",
+    "self.ws = [nn.Parameter(torch.ones(1)) if i else nn.Parameter(torch.zeros(1))"
+    " for i in range(n)]",
 ]
 
 
@@ -181,6 +186,11 @@ WRAPPED = [
     "self.fc1 = nn.Linear(2, 2)\nself.fc2 = nn.Linear(2, 2)\n"
     "self.params = tuple(self.fc1.parameters()) + tuple(self.fc2.parameters())",
     "self.fc = nn.Linear(2, 2)\nself.params = list(self.fc.parameters()) + [*self.fc.buffers()]",
+    # one of two registered parameters, whichever a flag picks (a join that knows both)
+    "self.a = nn.Linear(2, 2)\nself.b = nn.Linear(2, 2)\n"
+    "w = self.a.weight if n else self.b.weight\nself.tied = [w]",
+    "self.a = nn.Linear(2, 2)\nself.b = nn.Linear(2, 2)\nself.ws = []\n"
+    "for m in (self.a, self.b):\n    self.ws.append(m.weight if n else m.bias)",
 ]
 
 

@@ -22,7 +22,6 @@ from gradlint.analysis.dataflow.values import (
     becomes_plain_leaf,
 )
 from gradlint.analysis.torch_ops import MODULE_CONTAINERS
-from gradlint.analysis.walk import iter_nodes
 from gradlint.checks import Checker
 from gradlint.diagnostic import Fix, Witness
 
@@ -256,26 +255,17 @@ def _container_site(history: list[ModuleAttributeSet], registered) -> ModuleAttr
         empty = _is_empty(event.value)
     if site is None:
         return None
-    unregistered = [v for v in _held(history[-1].value) if _identity(v) not in registered]
-    if any(_reads_back(event.source) for event in history):
-        # `tuple(self.fc.parameters()) + ...`: what a module lists is registered by it
-        # (a join of two such parameters has lost which ones they are)
-        unregistered = [v for v in unregistered if not isinstance(v, Tensor)]
-    return site if unregistered else None
+    held = _held(history[-1].value)
+    return site if any(not _is_registered(value, registered) for value in held) else None
 
 
-# Methods listing what a module registers.
-_REGISTERED_LISTS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
-
-
-def _reads_back(node: cst.CSTNode | None) -> bool:
-    """Whether the expression calls `<module>.parameters()` or the like."""
-    return node is not None and any(
-        isinstance(call, cst.Call)
-        and isinstance(call.func, cst.Attribute)
-        and call.func.attr.value in _REGISTERED_LISTS
-        for call in iter_nodes(node)
-    )
+def _is_registered(value: Obj | Tensor, registered: set[tuple[str, int]]) -> bool:
+    """Registered, or a join of parameters that all are (`tuple(self.fc1.parameters()) +
+    tuple(self.fc2.parameters())`: one of them, not known which)."""
+    if _identity(value) in registered:
+        return True
+    merged = value.merged if isinstance(value, Tensor) else ()
+    return bool(merged) and all(("storage", storage) in registered for storage in merged)
 
 
 def _held(value, depth: int = 3) -> list:

@@ -108,6 +108,8 @@ class Tensor:
     # requires grad (unless `grad` is OFF), only through leaves that are not parameters:
     # made with `requires_grad=True` / `requires_grad_()`, or computed from such alone
     plain_leaf: bool = False
+    # parameters a join merged (it is one of them, not known which): their storages
+    merged: frozenset[int] = frozenset()
 
     def derived(self, grad: Grad | None = None, is_tensor: bool | None = None) -> Tensor:
         """A new tensor computed from this one."""
@@ -334,6 +336,9 @@ def join(a: Value | None, b: Value | None) -> Value | None:
             )
         described = a.described if a.described == b.described else ""
         shape = a.shape if a.shape == b.shape else None
+        merged = frozenset()
+        if described == "parameter":  # which parameter it may be decides whether it is registered
+            merged = (a.merged or frozenset((a.storage,))) | (b.merged or frozenset((b.storage,)))
         return Tensor(
             new_storage(),
             grad,
@@ -345,6 +350,7 @@ def join(a: Value | None, b: Value | None) -> Value | None:
             cut=cut,
             dropped=a.dropped or b.dropped,  # a term cut on one path is cut whenever present
             plain_leaf=a.plain_leaf and b.plain_leaf,
+            merged=merged,
         )
     if isinstance(a, Seq) and isinstance(b, Seq):
         return _join_sequences(a, b)
