@@ -68,6 +68,7 @@ def nesting_depth(tree: ast.AST) -> tuple[int, int]:
 # The operands of a BoolOp weigh an eighth of a level each, its node one counted level:
 # at most a quarter of a level more per `and` / `or` on the path.
 _NODES_PER_COUNTED = 3
+_COUNTED_PER_FRAME = 3  # CPython 3.10/3.11's COMPILER_STACK_FRAME_SCALE (symtable.c)
 _BOOL_OPERATORS = (re.compile(rb"and\b"), re.compile(rb"or\b"))  # and `for`, `tensor`, ...
 _SLACK = 16
 try:
@@ -86,16 +87,13 @@ def symtable_within(source: bytes, path: str, limit: int) -> bool:
     expression (patterns too) against three per frame of the recursion limit left: with
     the limit lowered, a file nested deeper than that raises RecursionError. That bounds
     the depth at a third of the cost of ast.parse's tree. The limit is process-wide: it is
-    lowered for the build only, by at most what the engine's deep thread raised it to."""
+    set for the build only (a hundred frames or more above the caller's) and restored."""
     bool_operators = sum(len(pattern.findall(source)) for pattern in _BOOL_OPERATORS)
     counted = (limit - 1 - bool_operators // 4 - _SLACK) // _NODES_PER_COUNTED
     if counted < _COUNTED_PER_FRAME or not _symtable_counts_nesting():
         _build_symbol_table(source, path)
         return False
     return _built_within(source, path, counted // _COUNTED_PER_FRAME)
-
-
-_COUNTED_PER_FRAME = 3
 
 
 def _build_symbol_table(source: bytes, path: str) -> None:
