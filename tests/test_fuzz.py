@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import symtable
 import warnings
 from pathlib import Path
 
@@ -49,6 +50,9 @@ CONFIG = Config()
 
 
 def cpython_accepts(source: bytes) -> bool:
+    """CPython's parser and symbol table accept it (as `compile` runs them: a duplicate
+    argument or a walrus in a comprehension's iterable is rejected after parsing), and
+    it is within max-depth."""
     source = from_bom(source)  # gradlint reads UTF-16/32 files, CPython does not
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # invalid escape sequences and the like
@@ -56,6 +60,12 @@ def cpython_accepts(source: bytes) -> bool:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return False
+        try:
+            symtable.symtable(source, "fuzz.py", "exec")
+        except SyntaxError:
+            return False
+        except RecursionError:  # deeper than this thread's limit: the engine's is higher
+            pass
     return nesting_depth(tree)[0] <= CONFIG.max_depth
 
 
