@@ -97,10 +97,23 @@ def symtable_within(source: bytes, path: str, limit: int) -> bool:
 
 
 def _build_symbol_table(source: bytes, path: str) -> None:
-    if _symbol_table is None:
-        ast.parse(source, path)  # the parser's verdict at least
-    else:
+    if _symtable_reads_bytes():
         _symbol_table(source, path, "exec")
+    else:
+        ast.parse(source, path)  # the parser's verdict at least
+
+
+@functools.cache
+def _symtable_reads_bytes() -> bool:
+    """Whether CPython's symbol table builder is here and reads source bytes (a coding
+    cookie honoured) as `compile` does."""
+    if _symbol_table is None:
+        return False
+    try:
+        _symbol_table(b"# coding: latin-1\nx = '\xe9'\n", "<check>", "exec")
+    except Exception:  # noqa: BLE001 - any failure: ast's parse instead
+        return False
+    return True
 
 
 def _built_within(source: bytes, path: str, frames: int) -> bool:
@@ -135,7 +148,7 @@ def _symtable_counts_nesting() -> bool:
     """Whether this Python's symbol table builder bounds nesting as symtable_within needs:
     a chain deeper than the frames allowed times _COUNTED_PER_FRAME fails, a shallow one
     builds (CPython 3.12 and later count C stack, not the recursion limit)."""
-    if _symbol_table is None:
+    if not _symtable_reads_bytes():
         return False
     frames = 20
     deep = b"x = " + b"+".join([b"a"] * (frames * _COUNTED_PER_FRAME + 2)) + b"\n"
