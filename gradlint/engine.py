@@ -151,7 +151,7 @@ def parse(
 
     CPython checks the file first (its parser and symbol table, as `compile` does): that is
     ~15x faster than libcst, gives the familiar messages, and bounds how deep libcst's
-    tree would be (guard.py: files nested deeper than `max_depth` would take libcst
+    tree would be (depth.py: files nested deeper than `max_depth` would take libcst
     minutes). Call it through
     `guard.deep_call` for files that may be deep (lint_source does).
     """
@@ -230,10 +230,13 @@ def _cpython_depth(path: str, source: bytes, max_depth: int) -> tuple[int, int] 
 
 
 def _cpython_parses(path: str, source: bytes) -> bool:
+    """Whether CPython's parser accepts `source` (which its symbol table rejected)."""
     try:
         _cpython(lambda text: ast.parse(text, path), source)
     except SyntaxError:
         return False
+    except (RecursionError, MemoryError, ValueError):  # parsed, too deep for ast's objects
+        pass
     return True
 
 
