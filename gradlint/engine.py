@@ -226,13 +226,17 @@ def _cpython_depth(path: str, source: bytes, max_depth: int) -> tuple[int, int] 
     symbol table's build bounds the depth of most files; CPython's tree measures the rest."""
     if _cpython(lambda text: symtable_within(text, path, max_depth), source):
         return None
-    return deeper_than(_cpython(lambda text: ast.parse(text, path), source), source, max_depth)
+    return deeper_than(_cpython_tree(path, source), source, max_depth)
+
+
+def _cpython_tree(path: str, source: bytes) -> ast.Module:
+    return _cpython(lambda text: ast.parse(text, path), source)
 
 
 def _cpython_parses(path: str, source: bytes) -> bool:
     """Whether CPython's parser accepts `source` (which its symbol table rejected)."""
     try:
-        _cpython(lambda text: ast.parse(text, path), source)
+        _cpython_tree(path, source)
     except SyntaxError:
         return False
     except (RecursionError, MemoryError, ValueError):  # parsed, too deep for ast's objects

@@ -2,6 +2,7 @@ import ast
 import subprocess
 import sys
 import textwrap
+from contextlib import contextmanager
 
 import libcst as cst
 import pytest
@@ -261,32 +262,43 @@ def test_nodes_built_in_a_thawed_process_equal_libcsts_own():
     assert thawed.stdout == _printed(LIBCSTS_OWN).stdout != ""
 
 
-def test_constructors_are_compiled_once_under_their_own_names(tmp_path, monkeypatch):
-    """node_init's constructors go through dataclass_code's cache, keyed by name and text."""
-    import builtins
-
+@pytest.fixture
+def code_cache(tmp_path, monkeypatch):
+    """dataclass_code with an empty cache of its own in tmp_path, written as bytecode is."""
     from gradlint import dataclass_code
 
     for name in ("_known", "_used"):
         monkeypatch.setattr(dataclass_code, name, {})
     monkeypatch.setattr(dataclass_code, "CACHE", tmp_path / "dataclass_code.cache")
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    source = "def __init__(self, value):\n    self.value = value\n"
-    first = dataclass_code.compiled(source, "<gradlint.node_init Name>")
-    assert first.co_filename == "<gradlint.node_init Name>"
-    assert dataclass_code.compiled(source).co_filename == "<string>"  # another entry
-    dataclass_code.finish()
-    real = builtins.compile
+    return dataclass_code
+
+
+@contextmanager
+def _compiling_refused():
+    """`compile` raises while inside: what runs must come from the cache."""
+    import builtins
 
     def refused(*args, **kwargs):
         raise AssertionError("compiled again")
 
-    monkeypatch.setattr(dataclass_code, "_used", {})
-    monkeypatch.setattr(builtins, "compile", refused)
-    dataclass_code.install()
-    assert dataclass_code.compiled(source, "<gradlint.node_init Name>") == first
-    dataclass_code.finish()
-    monkeypatch.setattr(builtins, "compile", real)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(builtins, "compile", refused)
+        yield
+
+
+def test_constructors_are_compiled_once_under_their_own_names(code_cache, monkeypatch):
+    """node_init's constructors go through dataclass_code's cache, keyed by name and text."""
+    source = "def __init__(self, value):\n    self.value = value\n"
+    first = code_cache.compiled(source, "<gradlint.node_init Name>")
+    assert first.co_filename == "<gradlint.node_init Name>"
+    assert code_cache.compiled(source).co_filename == "<string>"  # another entry
+    code_cache.finish()
+    monkeypatch.setattr(code_cache, "_used", {})
+    with _compiling_refused():
+        code_cache.install()
+        assert code_cache.compiled(source, "<gradlint.node_init Name>") == first
+        code_cache.finish()
 
 
 def _define_point():
@@ -303,45 +315,32 @@ def _define_point():
     return Point
 
 
-def test_dataclass_code_is_compiled_once_and_a_broken_cache_is_ignored(tmp_path, monkeypatch):
-    import builtins
+def test_dataclass_code_is_compiled_once_and_a_broken_cache_is_ignored(code_cache, monkeypatch):
     import dataclasses
 
-    from gradlint import dataclass_code
-
-    for name in ("_known", "_used"):
-        monkeypatch.setattr(dataclass_code, name, {})
-    monkeypatch.setattr(dataclass_code, "CACHE", tmp_path / "dataclass_code.cache")
-    monkeypatch.setattr(sys, "dont_write_bytecode", False)
     assert "exec" not in vars(dataclasses)  # the engine is loaded: the builtin one
-    dataclass_code.install()
+    code_cache.install()
     first = _define_point()
-    dataclass_code.finish()
-    assert "exec" not in vars(dataclasses) and dataclass_code.CACHE.is_file()
+    code_cache.finish()
+    assert "exec" not in vars(dataclasses) and code_cache.CACHE.is_file()
     assert first.__init__.__code__.co_filename == "<string>"  # as dataclasses names it
-    real = builtins.compile
-
-    def refused(*args, **kwargs):
-        raise AssertionError("compiled again")
-
-    monkeypatch.setattr(dataclass_code, "_used", {})
-    monkeypatch.setattr(builtins, "compile", refused)
-    dataclass_code.install()
-    again = _define_point()
-    dataclass_code.finish()
+    monkeypatch.setattr(code_cache, "_used", {})
+    with _compiling_refused():
+        code_cache.install()
+        again = _define_point()
+        code_cache.finish()
     assert again.__init__.__code__ == first.__init__.__code__
-    monkeypatch.setattr(builtins, "compile", real)
-    dataclass_code.CACHE.write_bytes(dataclass_code.CACHE.read_bytes()[:40])  # truncated
-    dataclass_code.install()
+    code_cache.CACHE.write_bytes(code_cache.CACHE.read_bytes()[:40])  # truncated
+    code_cache.install()
     _define_point()
-    dataclass_code.finish()
+    code_cache.finish()
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
-    dataclass_code.CACHE.unlink()
-    monkeypatch.setattr(dataclass_code, "_used", {})
-    dataclass_code.install()
+    code_cache.CACHE.unlink()
+    monkeypatch.setattr(code_cache, "_used", {})
+    code_cache.install()
     _define_point()
-    dataclass_code.finish()
-    assert not dataclass_code.CACHE.exists()
+    code_cache.finish()
+    assert not code_cache.CACHE.exists()
 
 
 def test_dataclasses_keeps_the_builtin_exec_once_the_engine_is_loaded():
