@@ -205,7 +205,7 @@ def profile_engine(files: list[Path], top: int) -> None:
 # (label, file, function) whose cumulative time the profile reports as a share.
 SHARES = (
     ("libcst parse", "libcst/_parser/entrypoints.py", "parse_module"),
-    ("dataflow interpreter", "dataflow/interpreter.py", "__init__"),
+    ("dataflow interpreter", "dataflow/interpreter/core.py", "__init__"),
     ("checkers' walk", "gradlint/engine.py", "run"),
 )
 

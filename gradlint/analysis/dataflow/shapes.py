@@ -1,6 +1,6 @@
 """Shapes and memory layouts of the interpreter's tensors, and the conflicts torch raises.
 
-The interpreter (interpreter.py) asks `ShapeFlow.refine` about every expression it has
+The interpreter (interpreter/) asks `ShapeFlow.refine` about every expression it has
 evaluated, with the values of its parts: a tensor gets its symbolic shape (the algebra
 is analysis/shapes/model.py), `x.shape` / `x.size(i)` give dims (`Const` ints or `Size`
 symbols), a layer built by `nn.Linear(...)` gets its shape transfer. Operations whose

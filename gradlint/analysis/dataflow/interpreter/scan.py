@@ -1,0 +1,183 @@
+"""What one walk of the file collects before the interpreter runs: calls, bindings,
+functions by owner."""
+
+from __future__ import annotations
+
+import collections
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from gradlint.analysis.context import (
+    ClassInfo,
+    ModuleIndex,
+    literal_bool,
+)
+from gradlint.analysis.dataflow.interpreter.common import _clears_gradients, _names_grad
+from gradlint.analysis.dataflow.values import (
+    Seq,
+)
+from gradlint.analysis.names import dotted, nested_blocks
+from gradlint.analysis.walk import visit
+
+_MAPPED_ITEMS = 8  # comprehensions over longer literals keep one item for all
+
+
+def _functions(module: cst.Module, index: ModuleIndex) -> dict[cst.FunctionDef, ClassInfo | None]:
+    """Every function of the file, with the class it is a method of."""
+    found: dict[cst.FunctionDef, ClassInfo | None] = {}
+    # iterators of statement lists, innermost last: no recursion, and no closure that
+    # refers to itself (a cycle only the garbage collector would free, the tree with it)
+    stack: list[tuple[Iterator[cst.CSTNode], ClassInfo | None]] = [(iter(module.body), None)]
+    while stack:
+        statements, owner = stack[-1]
+        statement = next(statements, None)
+        if statement is None:
+            stack.pop()
+        elif isinstance(statement, cst.FunctionDef):
+            found[statement] = owner
+            stack.append((iter(statement.body.body), None))
+        elif isinstance(statement, cst.ClassDef):
+            stack.append((iter(statement.body.body), index.by_node.get(statement)))
+        elif isinstance(statement, cst.If | cst.Try | cst.With | cst.For | cst.While):
+            stack.append((itertools.chain.from_iterable(nested_blocks(statement)), owner))
+    return found
+
+
+def _bound_once(module: cst.Module) -> set[str]:
+    """Names the module's own statements (outside functions and classes) bind once."""
+    bindings = _ModuleBindings()
+    visit(module, bindings)
+    return {name for name, count in bindings.counts.items() if count == 1}
+
+
+class _ModuleBindings(cst.CSTVisitor):
+    """How often the module's own statements bind each name (a loop target counts twice,
+    an augmented assignment rebinds); function and class bodies are not entered."""
+
+    def __init__(self) -> None:
+        self.counts: collections.Counter[str] = collections.Counter()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.counts[node.name.value] += 1
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.counts[node.name.value] += 1
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        _count_targets(node.target, self.counts)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        _count_targets(node.target, self.counts)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        _count_targets(node.target, self.counts, twice=True)
+
+    def visit_For(self, node: cst.For) -> None:
+        _count_targets(node.target, self.counts, twice=True)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        _count_targets(node.name, self.counts)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        _count_targets(node.target, self.counts)
+
+
+def _count_targets(target, counts, twice: bool = False) -> None:
+    if isinstance(target, cst.Name):
+        counts[target.value] += 2 if twice else 1
+    elif isinstance(target, cst.Tuple | cst.List):
+        for element in target.elements:
+            _count_targets(element.value, counts, twice)
+    elif isinstance(target, cst.StarredElement):
+        _count_targets(target.value, counts, twice)
+
+
+@dataclass
+class _Calls:
+    names: set[str] = field(default_factory=set)
+    backward: bool = False
+    clears: bool = False  # clears gradients (`zero_grad()`, `p.grad = None`, ...)
+
+
+class CallScan(cst.CSTVisitor):
+    """Which names each body calls, and whether it calls backward(). Its hooks ride on the
+    engine's one walk of the file (FileContext.walkers); `complete` once it has left the
+    module."""
+
+    def __init__(self) -> None:
+        self.complete = False
+        self.by_body: dict[cst.FunctionDef | None, _Calls] = {None: _Calls()}
+        self.stack: list[cst.FunctionDef | None] = [None]
+        self.dirty: dict[cst.FunctionDef, set[str]] = {}
+        self.freezes = False  # something switches requires_grad off
+        self.built_inside: set[str] = set()  # classes called inside a function or method
+        self.by_callee: dict[str, list[cst.Call]] = {}  # `f(...)` calls by the name called
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self.complete = True
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            attribute = target.target
+            if isinstance(attribute, cst.Attribute) and attribute.attr.value == "requires_grad":
+                self.freezes = self.freezes or literal_bool(node.value) is not True
+            if _names_grad(attribute):
+                self.by_body[self.stack[-1]].clears = True
+
+    def visit_Del(self, node: cst.Del) -> None:
+        if _names_grad(node.target):
+            self.by_body[self.stack[-1]].clears = True
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.stack.append(node)
+        self.by_body.setdefault(node, _Calls())
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.stack.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name):
+            self.by_callee.setdefault(node.func.value, []).append(node)
+        calls = self.by_body[self.stack[-1]]
+        name = dotted(node.func) or ""
+        if name and (name.count(".") == 0 or (name.startswith("self.") and name.count(".") == 1)):
+            calls.names.add(name)
+        func = node.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else name
+        if last in ("backward", "grad"):
+            calls.backward = True
+        calls.clears = calls.clears or _clears_gradients(node)
+        if last == "requires_grad_" and node.args and literal_bool(node.args[0].value) is False:
+            self.freezes = True
+        if self.stack[-1] is not None and last[:1].isupper():
+            self.built_inside.add(last)
+        if last == "mark_dirty" and self.stack[-1] is not None:
+            marked = self.dirty.setdefault(self.stack[-1], set())
+            marked.update(dotted(a.value) or "" for a in node.args)
+
+
+def _maps_items(expr, clause, source) -> bool:
+    """A comprehension with one clause and no condition over a short sequence of known
+    length: it has one item per item of the source."""
+    return (
+        clause is expr.for_in
+        and clause.inner_for_in is None
+        and not clause.ifs
+        and isinstance(source, Seq)
+        and not source.any_length
+        and 0 < len(source.items) <= _MAPPED_ITEMS
+    )
+
+
+def _comp_clauses(for_in):
+    while for_in is not None:
+        yield for_in
+        for_in = for_in.inner_for_in

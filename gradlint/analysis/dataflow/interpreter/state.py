@@ -1,0 +1,143 @@
+"""The interpreter's state: names, saved tensors, grad mode, pending edits, frames."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from gradlint.analysis.context import (
+    ClassInfo,
+)
+from gradlint.analysis.dataflow import (
+    graphs,
+)
+from gradlint.analysis.dataflow.events import (
+    Body,
+    InplaceEdit,
+    Saver,
+)
+from gradlint.analysis.dataflow.uses import (
+    SavedUses,
+)
+from gradlint.analysis.dataflow.values import (
+    Obj,
+    Tensor,
+    Value,
+    join,
+)
+
+
+@dataclass
+class State:
+    """The flow-sensitive part: names, saved storages, grad mode."""
+
+    env: dict[str, Value | None]
+    saved: dict[int, Saver] = field(default_factory=dict)
+    grad: bool | None = True  # None: decided at run time (`set_grad_enabled(flag)`)
+    guarded: bool = False
+    masks: frozenset[str] = frozenset()
+    pending: list[Pending] = field(default_factory=list)
+    graphs: graphs.Graphs = graphs.Graphs()
+    uses: SavedUses = field(default_factory=SavedUses)
+
+    def copy(self) -> State:
+        return State(
+            dict(self.env),
+            dict(self.saved),
+            self.grad,
+            self.guarded,
+            self.masks,
+            list(self.pending),
+            self.graphs,
+            self.uses.copy(),
+        )
+
+
+def join_states(states: list[State]) -> State | None:
+    live = [s for s in states if s is not None]
+    if not live:
+        return None
+    first, *rest = live
+    joined = first.copy()
+    for other in rest:
+        for name in set(joined.env) | set(other.env):
+            joined.env[name] = join(joined.env.get(name), other.env.get(name))
+        for storage, saver in other.saved.items():
+            joined.saved.setdefault(storage, saver)
+        if joined.grad != other.grad:
+            joined.grad = None
+        joined.guarded = joined.guarded or other.guarded
+        joined.masks = joined.masks & other.masks
+        joined.pending += [p for p in other.pending if all(p is not q for q in joined.pending)]
+        joined.graphs = joined.graphs.join(other.graphs)
+        joined.uses.join(other.uses)
+    return joined
+
+
+@dataclass
+class Pending:
+    """Edits a callee made into a caller's tensor, confirmed if the caller reads one of
+    `names` (bound to that tensor before the call) afterwards."""
+
+    storage: int
+    names: set[str]
+    edits: list[InplaceEdit]
+    caller_forward: cst.FunctionDef | None  # the module forward the caller runs in
+    aside: bool  # the callee computes a result of its own: the edit is a side effect
+
+
+@dataclass
+class Frame:
+    """One body being interpreted: a function, a method, or the module."""
+
+    body: Body
+    owner: ClassInfo | None
+    depth: int
+    returns: list[Value | None] = field(default_factory=list)
+    order: int = 0
+    bound_at: dict[str, int] = field(default_factory=dict)
+    read_parameters: set[str] = field(default_factory=set)
+    # modules called whose parameters all count as read: torch layers, and modules whose
+    # forward is not interpreted here (an interpreted one reports what it read)
+    called_modules: set[str] = field(default_factory=set)
+    data_writes: list[tuple[int, cst.CSTNode, str]] = field(default_factory=list)
+    backward_calls: list[tuple[int, int]] = field(default_factory=list)
+    statement: cst.CSTNode | None = None
+    line: cst.CSTNode | None = None  # the statement line being interpreted
+    exits: list[State] = field(default_factory=list)  # the states its returns leave
+    sets_grad: bool = False  # switches grad mode for its caller too (set_grad_enabled)
+
+
+@dataclass
+class _Edit:
+    node: cst.CSTNode
+    target: cst.BaseExpression
+    form: str
+    value: Tensor | None = None
+    mask: bool = False
+    proves_tensor: bool = False
+    out_arg: bool = False
+    written: str | None = None
+
+
+@dataclass(frozen=True)
+class _Apply:
+    """`Function.apply` of an autograd.Function of the file."""
+
+    info: ClassInfo
+
+
+@dataclass(frozen=True)
+class Modules:
+    """`module.modules()` / `children()`: setting `inplace` on them reaches every layer."""
+
+    owner: Obj | None
+
+
+class _Marker:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name

@@ -1,0 +1,433 @@
+"""Statements: blocks, branches joined, loops run twice, with / try, assignments and
+bindings (targets, unpacking, loop targets)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import libcst as cst
+
+from gradlint.analysis.dataflow import (
+    cuts,
+    freezing,
+    narrowing,
+)
+from gradlint.analysis.dataflow.events import (
+    DataAssigned,
+    Place,
+    Returned,
+)
+from gradlint.analysis.dataflow.interpreter.common import (
+    _NO_EFFECT,
+    OPT_IN,
+    _element,
+    _names_grad,
+    _sequence_arithmetic,
+    _truth,
+)
+from gradlint.analysis.dataflow.interpreter.state import Frame, Modules, State, _Edit, join_states
+from gradlint.analysis.dataflow.values import (
+    ClassRef,
+    Function,
+    Mapping,
+    Parameters,
+    Seq,
+    Tensor,
+    Value,
+)
+from gradlint.analysis.names import dotted
+from gradlint.analysis.walk import iter_nodes
+
+_AUG_FORMS = {
+    "SubtractAssign": "t -= 1.0",
+    "MultiplyAssign": "t *= 2.0",
+    "DivideAssign": "t /= 2.0",
+}
+
+
+_GLOBAL_GRAD_SWITCHES = frozenset(
+    {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch._C._set_grad_enabled"}
+)
+
+
+def _items(container: Seq | Mapping) -> list:
+    """What a list, tuple or dict holds (a dict: its values)."""
+    if isinstance(container, Seq):
+        return list(container.items)
+    others = [container.others] if container.others is not None else []
+    return [value for _, value in container.items] + others
+
+
+def _forget_names(node: cst.CSTNode, state: State) -> None:
+    """Every plain name `node` mentions becomes unknown (it may bind or delete it)."""
+    for child in iter_nodes(node):
+        if isinstance(child, cst.Name):
+            state.env[child.value] = None
+
+
+def _unpack(value, count: int) -> list:
+    if isinstance(value, Seq):
+        if value.any_length:
+            return [value.item(0)] * count
+        if len(value.items) == count:
+            return list(value.items)
+    if isinstance(value, Tensor) and value.is_tensor and value.shape is not None:
+        rows = value.shape.dims[0] if value.shape.dims else None
+        if rows == count:  # `q, k, v = qkv` of a proven (3, ...) tensor: its rows
+            return [_element(value, freezes=False)] * count
+    return [None] * count
+
+
+def _zip_arguments(expr) -> list | None:
+    if isinstance(expr, cst.Call) and dotted(expr.func) == "zip":
+        return [arg.value for arg in expr.args]
+    return None
+
+
+class Statements:
+    """The interpreter's statements: mixed into `Interpreter`, over its shared state."""
+
+    def _block(self, statements: Iterable[cst.CSTNode], state: State, frame: Frame):
+        """Interpret statements in order; returns the state after, or None when every
+        path returned or raised."""
+        current: State | None = state
+        for statement in statements:
+            if current is None:
+                return None
+            self.steps += 1
+            frame.order += 1
+            current = self._statement(statement, current, frame)
+        return current
+
+    def _block_at(self, place: Place, statements, state: State, frame: Frame) -> State | None:
+        """`_block` with the training events placed under `place`."""
+        outer = self.path
+        self.path = (*outer, place)
+        try:
+            return self._block(statements, state, frame)
+        finally:
+            self.path = outer
+
+    def _statement(self, statement: cst.CSTNode, state: State, frame: Frame) -> State | None:
+        frame.statement = statement
+        frame.line = statement if isinstance(statement, cst.SimpleStatementLine) else None
+        if frame.body.node is None:
+            self.globals = state.env
+            self.rebinding += 1  # the module's statements may rebind what functions read
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                frame.statement = small
+                if self._small(small, state, frame) is None:
+                    return None
+            return state
+        if isinstance(statement, cst.BaseSmallStatement):  # a one-line block: `if c: f(x)`
+            return self._small(statement, state, frame)
+        if isinstance(statement, cst.If):
+            return self._if(statement, state, frame)
+        if isinstance(statement, cst.For):
+            iterated = self.eval(statement.iter, state, frame)
+            entered = isinstance(iterated, Seq) and not iterated.any_length and bool(iterated.items)
+            return self._loop(statement, state, frame, statement.target, statement.iter, entered)
+        if isinstance(statement, cst.While):
+            self.eval(statement.test, state, frame)
+            return self._loop(statement, state, frame, None, None)
+        if isinstance(statement, cst.With):
+            return self._with(statement, state, frame)
+        if isinstance(statement, cst.Try):
+            return self._try(statement, state, frame)
+        if isinstance(statement, cst.FunctionDef):
+            owner = self.functions.get(statement)
+            state.env[statement.name.value] = Function(statement, owner)
+            return state
+        if isinstance(statement, cst.ClassDef):
+            info = self.index.by_node.get(statement)
+            state.env[statement.name.value] = ClassRef(info) if info is not None else None
+            return state
+        _forget_names(statement, state)  # match and other statements: what they bind is unknown
+        return state
+
+    def _if(self, statement: cst.If, state: State, frame: Frame) -> State | None:
+        test = self.eval(statement.test, state, frame)
+        truth = _truth(test)
+        branches = []
+        self.undecided += truth is None
+        if truth is not False:
+            then = state.copy()
+            then.guarded = state.guarded or test is OPT_IN
+            then.env.update(self._narrowed(statement.test, state))
+            then = self._block_at(Place("if", statement, 0), statement.body.body, then, frame)
+            if then is not None:
+                then.guarded = state.guarded
+            branches.append(then)
+        if truth is not True:
+            other = state.copy()
+            orelse = statement.orelse
+            outer = self.path
+            self.path = (*outer, Place("if", statement, 1))
+            if isinstance(orelse, cst.If):
+                other = self._statement(orelse, other, frame)
+            elif orelse is not None:
+                other = self._block(orelse.body.body, other, frame)
+            self.path = outer
+            branches.append(other)
+        self.undecided -= truth is None
+        return self._merge_into(state, branches)
+
+    def _narrowed(self, test: cst.BaseExpression, state: State) -> dict[str, Value]:
+        """Names an `isinstance(m, nn.Conv2d)` test narrows, `m` met in `model.modules()`."""
+        found: dict[str, Value] = {}
+        for name, classes in narrowing.isinstance_tests(test):
+            value = state.env.get(name)
+            kinds = narrowing.layer_kinds(classes, self.imports.resolve)
+            if isinstance(value, Modules) and kinds:
+                found[name] = narrowing.narrowed(value.owner, kinds, self.freezes)
+        return found
+
+    def _merge_into(self, state: State, branches: list[State | None]) -> State | None:
+        joined = join_states(branches)
+        if joined is None:
+            return None
+        state.env, state.saved, state.grad = joined.env, joined.saved, joined.grad
+        state.masks, state.pending, state.uses = joined.masks, joined.pending, joined.uses
+        state.graphs = joined.graphs
+        return state
+
+    def _loop(self, statement, state, frame: Frame, target, source, entered=False) -> State | None:
+        """The body twice: what one iteration saves or binds is seen by the next; the
+        states after zero (unless the loop is `entered`: over a sequence of known items),
+        one and two iterations are joined. A loop of a called function reached during
+        another loop's second pass runs once: its own second pass already ran in the first
+        one, and passes would multiply across the loops of nested calls (a block's loop
+        over layers whose forward loops over convs: 2**k runs of the innermost body)."""
+        if isinstance(statement, cst.For):
+            self._freezing_loop(statement, state, frame)
+        current: State | None = state.copy()
+        exits: list[State | None] = [] if entered else [state.copy()]
+        passes = 1 if self.second_passes and frame.depth > 0 else 2
+        for iteration in range(passes):
+            if current is None:
+                break
+            if target is not None:
+                self._bind_loop_target(target, source, current, frame, iteration)
+            place = Place("loop", statement, iteration)
+            self.second_passes += iteration
+            try:
+                current = self._block_at(place, statement.body.body, current, frame)
+            finally:
+                self.second_passes -= iteration
+            exits.append(current.copy() if current is not None else None)
+        if statement.orelse is not None and current is not None:
+            exits[-1] = self._block(statement.orelse.body.body, current.copy(), frame)
+        return self._merge_into(state, exits)
+
+    def _freezing_loop(self, loop: cst.For, state: State, frame: Frame) -> None:
+        """`for p in m.parameters(): p.requires_grad = False` freezes all of `m`."""
+        source = self._peek(loop.iter, state, frame)
+        if not isinstance(source, Parameters) or source.owner is None:
+            return
+        flag = freezing.loop_flag(loop, lambda expr: _truth(self._peek(expr, state, frame)))
+        if flag is not None:
+            self._changed(None)
+        if flag is False and not self.undecided:
+            freezing.freeze(source.owner)
+        elif flag is not None:
+            source.owner.frozen = True
+            freezing.thaw(source.owner, deep=True)
+
+    def _with(self, statement: cst.With, state: State, frame: Frame) -> State | None:
+        outer = state.grad
+        for item in statement.items:
+            effect = self._grad_effect(item.item)
+            if effect is not _NO_EFFECT:
+                state.grad = effect
+            else:
+                self.eval(item.item, state, frame)
+            if item.asname is not None:
+                self._bind(item.asname.name, None, state, frame)
+        after = self._block(statement.body.body, state, frame)
+        if after is not None:
+            after.grad = outer
+        return after
+
+    def _try(self, statement: cst.Try, state: State, frame: Frame) -> State | None:
+        entry = state.copy()
+        body = self._block_at(Place("try", statement), statement.body.body, state.copy(), frame)
+        exits = []
+        if body is not None and statement.orelse is not None:
+            body = self._block(statement.orelse.body.body, body, frame)
+        exits.append(body)
+        for number, handler in enumerate(statement.handlers, start=1):
+            start = join_states([entry, body]) or entry.copy()
+            place = Place("try", statement, number)
+            exits.append(self._block_at(place, handler.body.body, start, frame))
+        joined = self._merge_into(state, exits)
+        if statement.finalbody is not None:
+            base = joined if joined is not None else entry
+            return self._block(statement.finalbody.body.body, base, frame) and joined
+        return joined
+
+    def _small(self, small: cst.CSTNode, state: State, frame: Frame) -> State | None:
+        if isinstance(small, cst.Expr):
+            if isinstance(small.value, cst.Call):
+                effect = self._grad_effect(small.value)
+                if effect is not _NO_EFFECT:
+                    state.grad = effect
+                    qualified = self.imports.resolve(small.value.func)
+                    frame.sets_grad = frame.sets_grad or qualified in _GLOBAL_GRAD_SWITCHES
+                    return state
+            self.eval(small.value, state, frame)
+        elif isinstance(small, cst.Assign):
+            self._assign(small, state, frame)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            value = self.eval(small.value, state, frame)
+            self._bind(small.target, value, state, frame, small.value)
+        elif isinstance(small, cst.AugAssign):
+            self._aug_assign(small, state, frame)
+        elif isinstance(small, cst.Return):
+            value = self.eval(small.value, state, frame) if small.value is not None else None
+            frame.returns.append(value)
+            frame.exits.append(state)
+            node = frame.body.node
+            if node is not None and frame.body.standalone is node:
+                self.facts.returns.append(Returned(small, node, value))
+            return None
+        elif isinstance(small, cst.Raise):
+            return None
+        elif isinstance(small, cst.Assert):
+            self.eval(small.test, state, frame)
+            self.eval(small.msg, state, frame)
+        elif isinstance(small, cst.Continue | cst.Break):
+            return state
+        elif isinstance(small, cst.Del | cst.Global | cst.Nonlocal):
+            if isinstance(small, cst.Del) and _names_grad(small.target):
+                self._trace("clear", small, frame)  # `del p.grad`
+            _forget_names(small, state)
+        return state
+
+    def _assign(self, node: cst.Assign, state: State, frame: Frame) -> None:
+        value = self.eval(node.value, state, frame)
+        if any(_names_grad(target.target) for target in node.targets):
+            self._trace("clear", node, frame)  # `p.grad = None`
+        if not isinstance(value, Seq) and len(node.targets) == 1:
+            value = self._unpack_shape(node.targets[0].target, node.value, state) or value
+        for target in node.targets:
+            target = target.target
+            if isinstance(target, cst.Subscript):
+                container = self.eval(target.value, state, frame)
+                self._eval_index(target, state, frame)
+                if isinstance(container, Seq | Mapping):  # `self.heads[key] = layer`
+                    items = _items(container)
+                    self._grown_attribute(node, target.value, [*items, value], state, frame)
+                mask = self._is_mask(target, state)
+                form = "t[t > 0] = 0.0" if mask else "t[0] = 0.0"
+                edit = _Edit(node, target.value, form, mask=mask, proves_tensor=mask)
+                self._edit(edit, state, frame)
+                self._written_into(target.value, [value], state, frame)
+            elif isinstance(target, cst.Attribute) and target.attr.value == "data":
+                self._data_write(node, target.value, state, frame)
+                self._data_assigned(node, target.value, value, state, frame)
+            elif isinstance(target, cst.Attribute) and target.attr.value == "requires_grad":
+                self._set_requires_grad(target, _truth(value), state, frame)
+            else:
+                self._bind(target, value, state, frame, node.value)
+
+    def _data_assigned(self, node, expr, value, state: State, frame: Frame) -> None:
+        target = self._peek(expr, state, frame)
+        if isinstance(target, Tensor) and isinstance(value, Tensor):
+            written = self._text(expr)
+            self.facts.data_assigned.append(DataAssigned(node, written, target, value))
+
+    def _aug_assign(self, node: cst.AugAssign, state: State, frame: Frame) -> None:
+        source = self.eval(node.value, state, frame)
+        target = node.target
+        if isinstance(target, cst.Subscript) and isinstance(
+            self._peek(target.value, state, frame), Seq
+        ):
+            form = _AUG_FORMS.get(type(node.operator).__name__, "t += 1.0")
+            element = self.eval(target, state, frame)  # `outs[i] += x` edits the element
+            if isinstance(element, Tensor) and element.is_tensor:
+                self._edit(_Edit(node, target, form, element), state, frame)
+            return
+        if isinstance(target, cst.Subscript):
+            self.eval(target.value, state, frame)
+            self._eval_index(target, state, frame)
+            mask = self._is_mask(target, state)
+            form = "t[t > 0] += 1.0" if mask else "t[0] += 1.0"
+            self._edit(_Edit(node, target.value, form, mask=mask, proves_tensor=mask), state, frame)
+            self._written_into(target.value, [source], state, frame)
+            return
+        form = _AUG_FORMS.get(type(node.operator).__name__, "t += 1.0")
+        current = self.eval(target, state, frame)
+        if isinstance(current, Seq) and isinstance(node.operator, cst.AddAssign):
+            # `xs += ys` extends the list in place with ys's items: `xs + ys`
+            if isinstance(source, Seq):
+                items = [*current.items, *source.items]
+                self._grown_attribute(node, target, items, state, frame)
+            name = dotted(target)
+            if name is not None:
+                state.env[name] = _sequence_arithmetic(cst.Add(), current, source)
+            return
+        self._edit(_Edit(node, target, form), state, frame)
+        self._written_into(target, [source], state, frame)
+        if not (isinstance(current, Tensor) and current.is_tensor):
+            # a number (or unknown) rebinds: `total += t.item()` stays a number
+            self._bind(target, cuts.arithmetic(node.operator, current, source), state, frame)
+
+    def _bind(self, target, value, state: State, frame: Frame, source=None) -> None:
+        if isinstance(target, cst.Name | cst.Attribute):
+            name = dotted(target)
+            if name is None:
+                return
+            if isinstance(target, cst.Attribute):
+                self._set_attribute(target, value, state, frame, source)
+            state.env[name] = value
+            frame.bound_at[name] = frame.order
+            for pending in state.pending:
+                pending.names.discard(name)
+            is_mask = source is not None and self._is_mask_expr(source, state)
+            state.masks = state.masks | {name} if is_mask else state.masks - {name}
+            return
+        if isinstance(target, cst.Tuple | cst.List):
+            elements = target.elements
+            items = _unpack(value, len(elements))
+            for element, item in zip(elements, items, strict=True):
+                inner = element.value
+                if isinstance(element, cst.StarredElement):
+                    item = None
+                self._bind(inner, item, state, frame)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value, None, state, frame)
+
+    def _unpack_shape(self, target, source, state: State):
+        """`B, L, H, D = x.shape` with x of unknown rank: x is given that rank."""
+        read = self.shapes.shape_read(source)
+        name = dotted(read) if read is not None else None
+        tensor = state.env.get(name) if name is not None else None
+        if not isinstance(target, cst.Tuple) or not isinstance(tensor, Tensor):
+            return None
+        if any(isinstance(e, cst.StarredElement) for e in target.elements):
+            return None
+        found = self.shapes.unpacked(tensor, [dotted(e.value) for e in target.elements])
+        if found is None:
+            return None
+        refined, dims = found
+        for bound_name, bound in list(state.env.items()):
+            if bound == tensor:
+                state.env[bound_name] = refined
+        return dims
+
+    def _bind_loop_target(self, target, source, state: State, frame: Frame, iteration) -> None:
+        """The loop variable of round `iteration`: over a literal of two items, each round
+        takes its own (`for t_k in (6, 5)`); otherwise what every item is."""
+        sources = _zip_arguments(source)
+        elements = target.elements if isinstance(target, cst.Tuple) else None
+        if sources is not None and elements is not None and len(elements) == len(sources):
+            for element, expr in zip(elements, sources, strict=True):
+                value = self.eval(expr, state, frame)
+                self._bind(element.value, _element(value, self.freezes), state, frame)
+            return
+        value = self.eval(source, state, frame)
+        if isinstance(value, Seq) and not value.any_length and len(value.items) == 2:
+            self._bind(target, value.items[iteration], state, frame)
+            return
+        self._bind(target, _element(value, self.freezes), state, frame)
