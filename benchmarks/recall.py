@@ -1,14 +1,17 @@
 """gradlint's recall and false positives on the corpus of real bug reports.
 
     python benchmarks/recall.py            # table, misses, false positives
-    python benchmarks/recall.py --probe    # also confirm the findings at run time
+    python benchmarks/recall.py --probe    # also confirm the findings at run time, and
+                                           # count the probe's own findings (GL9xx)
     python benchmarks/recall.py --json     # the same numbers as JSON
 
 Lints every file of tests/corpus/real with the gradlint CLI (`--format json`). A buggy
 case is found when a finding of one of its family's rules (real_cases.FAMILY_CODES)
 names its buggy line or an also-line, give or take one line. A fixed twin or a
-look-alike with any finding at all is a false-positive file. A measure, not a test:
-it exits 0 whatever the figures (2 if gradlint itself fails).
+look-alike with any finding at all is a false-positive file. With `--probe`, a buggy
+case counts for the probe's own findings only when one stands at its buggy line or an
+also-line exactly; those the static rules missed are the bugs only the probe finds.
+A measure, not a test: it exits 0 whatever the figures (2 if gradlint itself fails).
 """
 
 from __future__ import annotations
@@ -113,6 +116,37 @@ def _hit_in_module(hit: dict) -> bool:
     return any(start <= line <= end for line in case.lines for start, end in spans)
 
 
+PROBE_CODES = ("GL9",)  # findings only the code probe reports (GL901, GL903)
+
+
+def probe_cases(cases: list[Case], findings: list[dict], missed: set[str]) -> dict:
+    """The probe's own findings (GL9xx) by case: buggy cases where one stands at the
+    buggy line or an also-line exactly (those the static rules missed apart), buggy
+    cases where they stand elsewhere only, and fixed twins or look-alikes with one."""
+    by_file: dict[Path, list[dict]] = defaultdict(list)
+    for finding in findings:
+        if finding["code"].startswith(PROBE_CODES):
+            by_file[Path(finding["path"]).resolve()].append(finding)
+    at_line, elsewhere, false_positives = [], [], []
+    for case in cases:
+        found = by_file.get(case.path.resolve(), [])
+        summary = [f"{f['code']}@{f['line']}" for f in found]
+        if not found:
+            continue
+        if case.kind != "bug":
+            false_positives.append({"case": case.name, "findings": summary})
+        elif any(f["line"] in case.lines for f in found):
+            at_line.append({"case": case.name, "findings": summary, "only": case.name in missed})
+        else:
+            elsewhere.append({"case": case.name, "lines": case.lines, "findings": summary})
+    return {
+        "at_line": at_line,
+        "only_probe": sum(hit["only"] for hit in at_line),
+        "elsewhere": elsewhere,
+        "false_positives": false_positives,
+    }
+
+
 def probe_summary(findings: list[dict], hits: list[dict]) -> dict:
     verdicts = [(f.get("probe") or {}).get("verdict", "unprobed") for f in findings]
     counts = {v: verdicts.count(v) for v in sorted(set(verdicts))}
@@ -166,6 +200,20 @@ def render(report: dict, probe: dict | None) -> str:
             f"autograd.Function class {probe['confirmed_module_hits']}/{probe['module_hits']}"
             f" ({_percent(probe['confirmed_module_hits'], probe['module_hits'])})"
         )
+        own = probe["own"]
+        out.append(
+            f"probe's own findings (GL9xx) at the buggy line: {len(own['at_line'])} cases, "
+            f"{own['only_probe']} of them missed by the static rules; elsewhere only: "
+            f"{len(own['elsewhere'])} cases; on fixed twins and look-alikes: "
+            f"{len(own['false_positives'])} files"
+        )
+        for kind in ("at_line", "elsewhere", "false_positives"):
+            for entry in own[kind]:
+                lines = ",".join(map(str, entry.get("lines", [])))
+                out.append(
+                    f"  {kind}: {entry['case']}{':' + lines if lines else ''}  "
+                    f"{' '.join(entry['findings'])}"
+                )
     out.append("")
     out.append(final_line(report["total"]))
     return "\n".join(out)
@@ -182,6 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     findings = lint([case.path for case in cases], args.probe, args.jobs)
     report = measure(cases, findings)
     probe = probe_summary(findings, report["hits"]) if args.probe else None
+    if probe is not None:
+        missed = {miss["case"] for miss in report["misses"]}
+        probe["own"] = probe_cases(cases, findings, missed)
     if args.json:
         report = {key: value for key, value in report.items() if key != "hits"}
         summary = final_line(report["total"])

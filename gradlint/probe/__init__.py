@@ -156,10 +156,17 @@ def _unique(failures: list[RuntimeFailure]) -> list[RuntimeFailure]:
 
 
 def _runtime_error(path: str, failure: RuntimeFailure) -> Diagnostic:
+    """GL901 at the user's line that caused the failure (where torch raised, unless the
+    probe traced the cause elsewhere), the related lines in its detail."""
     doc = load_catalogue()["GL901"]
-    line = failure.lines[-1]
+    line = failure.at if failure.at is not None else failure.lines[-1]
     first = failure.message.strip().splitlines()[0] if failure.message.strip() else ""
-    headline, rest = split_message(f"torch raised {failure.type} here: {first}")
+    first = first.split(" Hint: ", 1)[0]  # torch's hint points at its own traceback
+    where = "here" if failure.at is None else "in backward because of this in-place write"
+    headline, rest = split_message(f"torch raised {failure.type} {where}: {first}")
+    related = "; ".join(f"line {n} {part}" for n, part in failure.related)
+    if related:
+        rest = f"{rest} ({related})".strip()
     return Diagnostic(
         path=path,
         line=line,

@@ -361,6 +361,8 @@ class _BackwardSpy:
 
 _VIEWS = frozenset({"view", "_unsafe_view", "reshape"})
 _VERSION_ERROR = re.compile(r"is at version (?P<now>\d+); expected version (?P<saved>\d+)")
+# `[torch.FloatTensor [2, 8, 8, 8]], which is output 0 of ReluBackward0`: the saved tensor
+_SAVED_SHAPE = re.compile(r"\[torch\.\w+ \[(?P<shape>[\d, ]*)\]\]")
 EDIT_LIMIT = 1000  # in-place writes one forward records
 
 
@@ -424,14 +426,16 @@ def edit_log(torch, path: str, origins: ModuleOrigins):
     version before the write and the lines of the file that made it (the innermost line
     of the file on the stack, and where the torch layer doing it was built or configured);
     and each view that gives the sizes of its source in another order, with its line.
-    After a backward error naming a saved tensor's versions, `culprits` are the lines of
-    the writes that moved it from the saved version to the current one."""
+    After a backward error naming a saved tensor's versions and shape, `culprits` are the
+    writes that moved it from the saved version to the current one."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class EditLog(TorchDispatchMode):
         def __init__(self) -> None:
             super().__init__()
-            self.edits: list[tuple[object, int, list[int]]] = []
+            # (tensor, its version before the write, the write's line, where the layer
+            # doing it was built or configured, the shapes of the tensor and its base)
+            self.edits: list[tuple[object, int, int, list[int], list[list[int]]]] = []
             # views whose sizes are the source's in another order: (B, L, H, D) seen as
             # (B, H, L, D) reinterprets the data without moving it
             self.reordered: list[dict] = []
@@ -468,19 +472,44 @@ def edit_log(torch, path: str, origins: ModuleOrigins):
             frame, module = _user_frame(sys._getframe(2), path)
             if frame is None:
                 return
-            lines = [frame.f_lineno, *origins.lines.get(id(module), [])]
-            self.edits.extend((tensor, tensor._version, lines) for tensor in written)
+            layer = origins.lines.get(id(module), [])
+            for tensor in written:
+                # a write through a view moves its base's version too: either shape counts
+                shapes = [list(tensor.shape)]
+                if tensor._base is not None:
+                    shapes.append(list(tensor._base.shape))
+                self.edits.append((tensor, tensor._version, frame.f_lineno, layer, shapes))
 
-        def culprits(self, message: str) -> list[int]:
+        def _moved(self, message: str) -> list[tuple]:
+            """The writes that moved the saved tensor torch names from the version it
+            saved to the one it found: same version counter, same shape (when named)."""
             versions = _VERSION_ERROR.search(message)
             if versions is None:
                 return []
             now, saved = int(versions["now"]), int(versions["saved"])
-            found = []
-            for tensor, before, lines in self.edits:
-                if tensor._version == now and saved <= before < now:
-                    found.extend(line for line in lines if line not in found)
-            return found
+            named = _SAVED_SHAPE.search(message)
+            shape = [int(d) for d in named["shape"].split(",") if d.strip()] if named else None
+            return [
+                edit
+                for edit in self.edits
+                if edit[0]._version == now
+                and saved <= edit[1] < now
+                and (shape is None or shape in edit[4])
+            ]
+
+        def culprits(self, message: str) -> dict:
+            """`edited_at`: the lines of the writes that moved the saved tensor (and where
+            the torch layers making them were built or configured); `write_at`: the
+            first of those writes, the one that invalidated what backward saved, and
+            `layer_at`: where its layer was built or configured."""
+            moved = self._moved(message)
+            if not moved:
+                return {}
+            found: list[int] = []
+            for _, _, line, layer, _ in moved:
+                found.extend(n for n in [line, *layer] if n not in found)
+            first = min(moved, key=lambda edit: edit[1])
+            return {"edited_at": found, "write_at": first[2], "layer_at": list(first[3])}
 
     return EditLog()
 
@@ -556,13 +585,13 @@ def _execute(torch, function, path: str, tracer: LineTracer, edits, spy=None) ->
                     loss.backward()
                     result["ran_backward"] = True
         except Exception as error:  # noqa: BLE001 - torch's error is the finding
-            lines = _file_lines(error, path) or (
-                _anomaly_lines(caught, path) if spy.listening else []
-            )
+            forward_trace = _anomaly_lines(caught, path)
+            lines = _file_lines(error, path) or (forward_trace if spy.listening else [])
             result["error"] = _error(error, lines)
             result["phase"] = "backward" if spy.listening else "forward"
-            if spy.listening:
-                result["error"]["edited_at"] = edits.culprits(str(error))
+            if forward_trace:  # the op whose backward failed: for a saved tensor, its saver
+                result["error"]["saved_at"] = forward_trace[-1]
+            result["error"].update(edits.culprits(str(error)))
     return result
 
 

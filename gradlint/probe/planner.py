@@ -527,6 +527,10 @@ class RuntimeFailure:
     span: tuple[int, int] | None = None
     # lines whose in-place writes moved the saved tensor a backward error names
     edited_at: list[int] = field(default_factory=list)
+    # the user's line to change when it is not where torch raised (the in-place write
+    # that moved a saved tensor), and other lines that played a part, with their part
+    at: int | None = None
+    related: list[tuple[int, str]] = field(default_factory=list)
     # False when torch did not raise it (a `raise` of the project, a missing data file or
     # optional dependency), the inputs were only guessed (from the module's layers, or
     # float tensors shaped like the real ones: the guess's fault?) or gradcheck found the
@@ -570,6 +574,7 @@ def _failure(
     span = (run["line"], run["end_line"]) if gradcheck else None
     if span is None and named is not None:
         span = classes.get(named["name"])
+    at, related = _cause(error)
     return RuntimeFailure(
         error["type"],
         error["message"],
@@ -578,12 +583,33 @@ def _failure(
         backward=run.get("phase") == "backward",
         span=span,
         edited_at=error.get("edited_at", []),
+        at=at,
+        related=related,
         guessed=guessed,
         reportable="RuntimeError" in kinds
         and not guessed
         and error["type"] != "GradcheckError"
         and torch_error(error),
     )
+
+
+def _cause(error: dict) -> tuple[int | None, list[tuple[int, str]]]:
+    """The line to change and the related lines of an error, from the probe's facts: for
+    a saved tensor modified in place, the write that moved its version (the shape and
+    versions torch names), where the layer making it was built or set `inplace`, and the
+    op that saved the tensor (anomaly mode's forward trace)."""
+    at = error.get("write_at")
+    if at is None:
+        return None, []
+    related = [
+        (line, "built or configured the layer that made this write")
+        for line in error.get("layer_at", [])
+        if line != at
+    ]
+    saved = error.get("saved_at")
+    if saved is not None and saved != at:
+        related.append((saved, "ran the op that saved the tensor for backward"))
+    return at, related
 
 
 def _failures(outcome: dict, classes: dict) -> list[RuntimeFailure]:
@@ -718,6 +744,9 @@ _ERROR = {
     "lines": [int],
     "raised_by": str,
     "edited_at?": [int],
+    "write_at?": int,
+    "layer_at?": [int],
+    "saved_at?": int,
 }
 _RUN = {
     "class": str,
@@ -772,7 +801,12 @@ def malformed_answer(outcome, line_count: int) -> str | None:
         return "the probe's answer is malformed"
     errors = [run["error"] for run in outcome["runs"] if run.get("error")]
     errors += [e["error"] for run in outcome["runs"] for e in run.get("other_errors", [])]
-    lines = [line for e in errors for line in [*e["lines"], *e.get("edited_at", [])]]
+    lines = [
+        line
+        for e in errors
+        for line in [*e["lines"], *e.get("edited_at", []), *e.get("layer_at", [])]
+        + [e[key] for key in ("write_at", "saved_at") if key in e]
+    ]
     lines += outcome["executed"]
     for run in outcome["runs"]:
         lines += run.get("built_in_forward", [])
