@@ -7,11 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import yaml
 from packaging.requirements import Requirement
-
-from gradlint import __version__
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -59,10 +56,10 @@ def test_install_lines_name_this_distribution_and_its_extras():
     assert "pip install gradlint" not in README and "'gradlint[" not in README
 
 
-def test_pre_commit_snippet_names_this_versions_tag_and_the_hook():
+def test_pre_commit_snippet_names_a_commit_and_the_hook():
     config = yaml.safe_load(block("pre-commit config", "yaml"))
     [repo] = config["repos"]
-    assert repo["rev"] == f"v{__version__}"
+    assert re.fullmatch("[0-9a-f]{40}", repo["rev"])  # a commit: no release is tagged yet
     assert repo["repo"] == "/path/to/gradlint"  # no invented URL: the path of a clone
     [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert [h["id"] for h in repo["hooks"]] == [hook["id"]]
@@ -96,15 +93,14 @@ def test_quickstart_commands_run_on_a_project(tmp_path):
         assert "error" not in done.stderr, (line, done.stderr)
 
 
-def test_the_release_tag_holds_this_version_when_the_checkout_has_it():
-    """`rev: v<version>` names an annotated tag on a commit whose version is <version>."""
-    tag = f"v{__version__}"
+def test_the_pinned_commit_is_on_this_branch_with_todays_hook():
+    """`rev:` names a commit of this checkout's history (so every clone of the branch holds
+    it) whose hook definition is the current one."""
+    rev = yaml.safe_load(block("pre-commit config", "yaml"))["repos"][0]["rev"]
     git = ["git", "-C", str(ROOT)]
-    kind = subprocess.run([*git, "cat-file", "-t", tag], capture_output=True, text=True)
-    if kind.returncode != 0:
-        pytest.skip(f"no tag {tag} in this checkout (a source tree without git history)")
-    assert kind.stdout.strip() == "tag"  # annotated, as `git describe` and pre-commit want
-    tagged = subprocess.run(
-        [*git, "show", f"{tag}:gradlint/__init__.py"], capture_output=True, text=True, check=True
+    ancestor = subprocess.run([*git, "merge-base", "--is-ancestor", rev, "HEAD"])
+    assert ancestor.returncode == 0, f"{rev} is not a commit of this branch"
+    pinned = subprocess.run(
+        [*git, "show", f"{rev}:.pre-commit-hooks.yaml"], capture_output=True, text=True, check=True
     ).stdout
-    assert f'__version__ = "{__version__}"' in tagged
+    assert yaml.safe_load(pinned) == yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
