@@ -72,7 +72,11 @@ class Client:
 
     def send(self, message: dict) -> None:
         body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.send_raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def send_raw(self, data: bytes) -> None:
+        """Bytes as they are, framed or not."""
+        self.process.stdin.write(data)
         self.process.stdin.flush()
 
     def notify(self, method: str, params: dict) -> None:
@@ -93,7 +97,7 @@ class Client:
         return result
 
     def open(self, path: Path, text: str) -> str:
-        path.write_text(text, encoding="utf-8")
+        path.write_bytes(text.encode("utf-8", "surrogatepass"))
         uri = path.as_uri()
         self.notify(
             "textDocument/didOpen",
@@ -112,11 +116,31 @@ class Client:
         )
         return message["params"]["diagnostics"]
 
+    def error_reply(self, timeout: float = 30) -> dict:
+        """The next error answered to no request (id null): a parse error's."""
+        message = self._wait(lambda m: "error" in m and m.get("id") is None, timeout)
+        return message["error"]
+
+    def processes(self) -> list[int]:
+        """The server's process and its descendants (its lint workers and theirs)."""
+        found, index = [self.process.pid], 0
+        while index < len(found):
+            found += children(found[index])
+            index += 1
+        return found
+
     def cpu_seconds(self) -> float:
-        """The server's user + system CPU time so far, all its threads."""
-        with open(f"/proc/{self.process.pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / _TICK
+        """The user + system CPU time so far of the server and its live descendants
+        (the lint workers), all their threads."""
+        total = 0
+        for pid in self.processes():
+            try:
+                with open(f"/proc/{pid}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:  # ended meanwhile
+                continue
+            total += int(fields[11]) + int(fields[12])
+        return total / _TICK
 
     def _wait(self, wanted, timeout: float) -> dict:
         for i, message in enumerate(self.notifications):
@@ -134,15 +158,32 @@ class Client:
 
     def close(self) -> None:
         try:
-            self.request("shutdown", {}, timeout=10)
-            self.notify("exit", {})
-            self.process.wait(timeout=10)
+            if self.process.poll() is None:
+                self.request("shutdown", {}, timeout=10)
+                self.notify("exit", {})
+                self.process.wait(timeout=10)
         finally:
             if self.process.poll() is None:
                 self.process.kill()
             self.process.stdout.close()
             self.process.stdin.close()
             self.process.stderr.close()
+
+
+def children(pid: int) -> list[int]:
+    """The processes `pid` started that still run (Linux's /proc)."""
+    found = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as listed:
+                found += [int(child) for child in listed.read().split()]
+        except OSError:
+            continue
+    return found
 
 
 def first_diagnostics(directory: Path, name: str, text: str) -> dict:
