@@ -39,20 +39,51 @@ identity_hashes()  # node-keyed dicts without a Python-level __hash__ call
 node_init.install()  # nodes built field by field through their slots, validated off-parse
 dataclass_code.finish()  # the classes gradlint defines are defined
 
-# The prefilter: a file with no import statement naming torch (or torchvision, ...)
-# cannot reach any torch API (every rule needs a name imported from torch), so it is not
-# parsed at all: mentions in strings and comments (`is_torch_available()`, docstrings)
-# are not enough. A statement at the start of a line or after `;`, indented or not.
+# The prefilter (README, "Which files are linted"): a file with no import statement
+# naming torch (or torchvision, ...) cannot reach any torch API (every rule needs a name
+# imported from torch), so it is not parsed at all: mentions in strings and comments
+# (`is_torch_available()`, docstrings) are not enough. A statement at the start of a line
+# (after a newline or a lone carriage return) or after `;` or a compound statement's `:`,
+# indented or not, backslash continuations included. Bytes that are not Python text are
+# parsed when they hold `torch` at all (a `.pyc` renamed `.py`): Python's verdict is GL001.
+_GAP = rb"(?:[ \t\f]|\\\r?\n|\\\r)"  # a blank or a backslash continuation
 _IMPORTS_TORCH = re.compile(
-    rb"(?:^|;)(?:\xef\xbb\xbf)?[ \t\f]*"  # a UTF-8 byte order mark on the first line
-    rb"(?:from[ \t]+torch\w*\b|import[ \t]+(?:[^\n#;]*[ \t,])?torch\w*\b)",
+    rb"(?:^|[;:\r])(?:\xef\xbb\xbf)?" + _GAP + rb"*"  # a UTF-8 byte order mark on line 1
+    rb"(?:from" + _GAP + rb"+torch\w*\b"
+    rb"|import" + _GAP + rb"+(?:(?:[^\r\n#;\\]|\\\r?\n|\\\r)*?(?:,|" + _GAP + rb"))?torch\w*\b)",
     re.MULTILINE,
 )
 
 
 def imports_torch(source: bytes) -> bool:
-    """Whether the file has an import statement naming a torch package (the prefilter)."""
+    """Whether the file has an import statement naming a torch package."""
     return b"torch" in source and _IMPORTS_TORCH.search(source) is not None
+
+
+def is_python_text(source: bytes) -> bool:
+    """Whether Python could read the bytes as text: no NUL byte, and they decode as UTF-8
+    or as the coding cookie of their first two lines says."""
+    if b"\0" in source:
+        return False
+    if is_utf8(source):
+        return True
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        source.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError):
+        return False
+    return True
+
+
+def parsed_at_all(source: bytes) -> bool:
+    """The prefilter: a file is parsed when it imports torch, or holds the bytes `torch`
+    without being Python text."""
+    return b"torch" in source and (
+        _IMPORTS_TORCH.search(source) is not None or not is_python_text(source)
+    )
 
 
 # Seconds libcst may take, in a child process, on a file CPython rejected (guard.in_child).
@@ -361,7 +392,7 @@ def lint_source(path: str, source: bytes | str, config: Config | None = None) ->
     config = config or Config()
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
     raw = from_bom(raw)
-    if not imports_torch(raw):
+    if not parsed_at_all(raw):
         return LintResult()
     try:
         with _collector_paused():

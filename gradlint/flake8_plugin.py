@@ -10,6 +10,7 @@ filter further.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import io
 import sys
@@ -55,10 +56,22 @@ _WORKER = ContainedWorker()
 # [tool.gradlint] table): never a silent pass.
 INTERNAL_CODE = "GL902"
 
+SYNTAX_ERROR_CODE = "GL001"
+FLAKE8_CANNOT_PARSE = ("E999", "E902")  # flake8's own codes: a syntax error, an unreadable file
+
 
 class GradlintPlugin:
     name = "gradlint"
     version = __version__
+
+    @classmethod
+    def parse_options(cls, options: argparse.Namespace) -> None:
+        """flake8 runs no plugin on a file it cannot parse (or read): it reports E999 (E902)
+        itself. When the selection names GL001 (`--select GL`), those two are selected too,
+        so such a file is never passed as clean, as the command reports it (GL001)."""
+        selected = [*(options.select or ()), *(options.extend_select or ())]
+        if any(SYNTAX_ERROR_CODE.startswith(code) for code in selected):
+            options.extend_select = [*(options.extend_select or ()), *FLAKE8_CANNOT_PARSE]
 
     def __init__(self, tree: ast.AST, filename: str, lines: list[str]) -> None:
         # flake8 classifies a plugin by its parameters: `tree` makes this an AST plugin,

@@ -169,3 +169,54 @@ def test_patterns_beyond_plain_names_go_to_pathspec():
     assert not isinstance(pattern_spec(("*.py",)), PlainNames)
     assert not isinstance(pattern_spec(("!keep",)), PlainNames)
     assert not isinstance(pattern_spec(("src/gen",)), PlainNames)
+
+
+LEAF_EDIT = b"w = torch.ones(3, requires_grad=True)\nw += 1\n"
+
+
+def test_which_files_are_parsed_matches_readme_on_binary_and_odd_files(tmp_path):
+    """README's "Which files are linted": an import statement naming a torch package (at
+    a line's start, after `;` or `:`, across backslash continuations, after a lone `\\r`)
+    gets the file parsed, and so do the bytes `torch` in what is not Python text (NUL,
+    undecodable bytes, a `.pyc` renamed `.py`): Python's verdict is GL001. Mentions in
+    comments and strings, and binary files without `torch`, are not parsed."""
+    import py_compile
+    import subprocess
+    import sys
+
+    source = tmp_path / "source.py"
+    source.write_bytes(b"import torch\n" + LEAF_EDIT)
+    py_compile.compile(str(source), cfile=str(tmp_path / "pyc_renamed.py"), doraise=True)
+    source.unlink()
+    files = {
+        "try_import.py": b"try: import torch\nexcept ImportError: pass\n" + LEAF_EDIT,
+        "continued.py": b"import os, \\\n    torch\n" + LEAF_EDIT,
+        "from_continued.py": b"from \\\n  torch import ones\nimport torch\n" + LEAF_EDIT,
+        "carriage_returns.py": (b"import os\nimport torch\n" + LEAF_EDIT).replace(b"\n", b"\r"),
+        "latin1.py": b"# -*- coding: latin-1 -*-\nx = '\xe9'\nimport torch\n" + LEAF_EDIT,
+        "nul_before.py": b"x = 1 \x00 import torch\n" + LEAF_EDIT,
+        "undecodable.py": b"x = '\x80'  # torch\n",
+        "comment_only.py": b"# import torch\nx = 'torch'\ndef f(:\n",
+        "binary_without.py": bytes(range(256)).replace(b"torch", b""),
+        "docstring_only.py": b'"""Uses is_torch_available()."""\ndef f(:\n',
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    done = subprocess.run(
+        [sys.executable, "-m", "gradlint", "--select", "GL001,GL101", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    found = {line.split(":")[0]: line.split(" ")[1] for line in done.stdout.splitlines()}
+    assert found == {
+        "carriage_returns.py": "GL101",
+        "continued.py": "GL101",
+        "from_continued.py": "GL101",
+        "latin1.py": "GL101",
+        "nul_before.py": "GL001",
+        "pyc_renamed.py": "GL001",
+        "try_import.py": "GL101",
+        "undecodable.py": "GL001",
+    }, done.stdout + done.stderr

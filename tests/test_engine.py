@@ -70,6 +70,10 @@ def test_file_without_torch_is_not_parsed():
         b"\xef\xbb\xbfimport torch\n",
         b"\x0cimport torch\n",
         b"if ok:\n    from torch.nn import functional as F\n",
+        b"try: import torch\nexcept ImportError: pass\n",
+        b"import os, \\\n    torch\n",
+        b"from \\\n    torch import nn\n",
+        b"import os\rimport torch\r",
     ],
 )
 def test_prefilter_passes_files_importing_torch(source):
@@ -84,6 +88,8 @@ def test_prefilter_passes_files_importing_torch(source):
         b"from transformers.utils import is_torch_available\n",
         b"import os  # torch\n",
         b"from .torch_utils import pad\n",
+        b"import os\ntorch = None\n",
+        b"import mytorch\n",
     ],
 )
 def test_prefilter_skips_files_only_mentioning_torch(source):

@@ -131,3 +131,13 @@ def test_a_native_crash_under_flake8_is_gl001_and_the_next_file_is_linted(monkey
     assert crashed == [f"GL001 {runner.CRASHED}"]
     after = [t for *_, t, _ in flake8_plugin.GradlintPlugin(None, "fine.py", lines).run()]
     assert after == []
+
+
+def test_select_gl_reports_a_file_flake8_cannot_parse(tmp_path):
+    """flake8 runs no plugin on a file that does not parse; with GL selected its E999 is
+    selected too, unless the user ignores it."""
+    (tmp_path / "broken.py").write_text("import torch\n\ndef f(:\n    pass\n")
+    assert flake8("broken.py", cwd=tmp_path) == ["broken.py:3:8: E999 SyntaxError: invalid syntax"]
+    assert flake8("--extend-ignore", "E999", "broken.py", cwd=tmp_path) == []
+    pyflakes_only = run("flake8", "--isolated", "--select", "F", "broken.py", cwd=tmp_path)
+    assert pyflakes_only.stdout == b""  # no GL in the selection: flake8's own choice stands
