@@ -1,0 +1,29 @@
+# source: https://github.com/huggingface/accelerate/issues/1299
+# expect: silent: zero_grad at the start of every iteration discards the accumulated gradients: each step sees one batch
+# buggy-line: 17
+# also-line: 24
+# mechanism: zero_grad() unconditionally at the start of the loop body while step() runs only every gradient_accumulation_steps iterations
+import torch
+import torch.nn as nn
+
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+loss_function = nn.MSELoss()
+gradient_accumulation_steps = 2
+dataloader = [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(4)]
+seen = []
+
+for index, batch in enumerate(dataloader):
+    optimizer.zero_grad()
+    inputs, targets = batch
+    outputs = model(inputs)
+    loss = loss_function(outputs, targets) / gradient_accumulation_steps
+    loss.backward()
+    if (index + 1) % gradient_accumulation_steps == 0:
+        seen.append(model.weight.grad.clone())
+        optimizer.step()
+
+model.zero_grad()
+for inputs, targets in dataloader[:2]:
+    (loss_function(model(inputs), targets) / gradient_accumulation_steps).backward()
+assert not torch.allclose(seen[0], model.weight.grad)  # the first batch was discarded
