@@ -312,3 +312,162 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_capabilities_and_code_description_links(client, tmp_path):
+    """Pull diagnostics are offered; a client that does not pull is still pushed to."""
+    assert "executeCommandProvider" not in client.capabilities  # no command is offered
+    assert client.capabilities["diagnosticProvider"]["identifier"] == "gradlint"
+    uri = client.open(tmp_path / "m.py", BUG)
+    [finding] = client.diagnostics(uri)
+    page = finding["codeDescription"]["href"]
+    assert page.startswith("file:///") and page.endswith("/GL401.md")
+    assert Path(page[len("file://") :]).read_text().startswith("# GL401 ")
+
+
+def test_fix_all_is_the_few_edits_that_change_the_text(client, tmp_path):
+    source = (
+        "import torch\n\nx = torch.randn(3, 4)\ny = x.t().view(-1)\nz = (x.t()\n  .view(2, 6))\n"
+    )
+    uri = client.open(tmp_path / "m.py", source)
+    assert len(client.diagnostics(uri)) == 2
+    params = {
+        "textDocument": {"uri": uri},
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+        "context": {"diagnostics": [], "only": ["source.fixAll"]},
+    }
+    [fix_all] = client.request("textDocument/codeAction", params)
+    edits = fix_all["edit"]["changes"][uri]
+    assert sorted((e["range"]["start"]["line"], e["newText"]) for e in edits) == [
+        (3, "reshape"),
+        (5, "reshape"),
+    ]
+    assert apply(source, edits) == source.replace(".view(", ".reshape(")
+
+
+def test_pull_diagnostics(tmp_path):
+    client = Client(tmp_path, {NO_CACHE_ENV: "1"})
+    try:
+        capabilities = {"textDocument": {"diagnostic": {"dynamicRegistration": False}}}
+        result = client.request(
+            "initialize",
+            {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": capabilities},
+        )
+        client.notify("initialized", {})
+        assert result["capabilities"]["diagnosticProvider"]["interFileDependencies"] is False
+        uri = client.open(tmp_path / "m.py", BUG)
+        report = client.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+        assert report["kind"] == "full"
+        assert [d["code"] for d in report["items"]] == ["GL401"]
+        _change(client, uri, 2, BUG + "def broken(:\n")
+        report = client.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+        assert [d["code"] for d in report["items"]] == ["GL001"]
+        assert not [
+            m for m in client.notifications if m.get("method") == "textDocument/publishDiagnostics"
+        ]  # a client that pulls is not pushed to
+    finally:
+        client.close()
+
+
+NOTEBOOK_CELLS = [
+    ("code", "import torch\n"),
+    ("markdown", "# Shapes\n"),
+    ("code", "x = torch.randn(3, 4)\n%time y = 1\ny = (x.t()\n     .view(-1))\n"),
+]
+
+
+def _notebook_client(tmp_path):
+    client = Client(tmp_path, {NO_CACHE_ENV: "1"})
+    capabilities = {"notebookDocument": {"synchronization": {"dynamicRegistration": False}}}
+    result = client.request(
+        "initialize",
+        {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": capabilities},
+    )
+    client.notify("initialized", {})
+    client.capabilities = result["capabilities"]
+    return client
+
+
+def _open_notebook(client, path: Path, cells) -> list[str]:
+    """didOpen of a notebook: the URIs of its cells."""
+    uris = [f"vscode-notebook-cell:{path}#cell{i}" for i in range(len(cells))]
+    client.notify(
+        "notebookDocument/didOpen",
+        {
+            "notebookDocument": {
+                "uri": path.as_uri(),
+                "notebookType": "jupyter-notebook",
+                "version": 1,
+                "cells": [
+                    {"kind": 2 if kind == "code" else 1, "document": uri}
+                    for (kind, _), uri in zip(cells, uris, strict=True)
+                ],
+            },
+            "cellTextDocuments": [
+                {
+                    "uri": uri,
+                    "languageId": "python" if kind == "code" else "markdown",
+                    "version": 1,
+                    "text": text,
+                }
+                for (kind, text), uri in zip(cells, uris, strict=True)
+            ],
+        },
+    )
+    return uris
+
+
+def test_notebook_cells_are_linted_together_each_with_its_own_lines(tmp_path):
+    client = _notebook_client(tmp_path)
+    try:
+        sync = client.capabilities["notebookDocumentSync"]
+        assert sync["notebookSelector"][0]["notebook"] == "jupyter-notebook"
+        path = tmp_path / "shapes.ipynb"
+        first, _, third = _open_notebook(client, path, NOTEBOOK_CELLS)
+        assert client.diagnostics(first) == []
+        [finding] = client.diagnostics(third)  # `torch` comes from the first cell
+        assert finding["code"] == "GL401"
+        assert finding["range"]["start"] == {"line": 2, "character": 5}  # the cell's line 3
+        params = {
+            "textDocument": {"uri": third},
+            "range": finding["range"],
+            "context": {"diagnostics": [finding]},
+        }
+        actions = {a["title"]: a for a in client.request("textDocument/codeAction", params)}
+        noqa = actions["GL401: add `# noqa: GL401`"]["edit"]["changes"]
+        assert list(noqa) == [third]  # into the cell's source, not the notebook's JSON
+        fixed = apply(NOTEBOOK_CELLS[2][1], noqa[third])
+        assert fixed.endswith("     .view(-1))  # noqa: GL401\n")
+        hover = client.request(
+            "textDocument/hover",
+            {"textDocument": {"uri": third}, "position": {"line": 2, "character": 6}},
+        )
+        assert hover["contents"]["value"].startswith("# GL401 ")
+
+        client.notify(
+            "notebookDocument/didChange",
+            {
+                "notebookDocument": {"uri": path.as_uri(), "version": 2},
+                "change": {
+                    "cells": {
+                        "textContent": [
+                            {
+                                "document": {"uri": third, "version": 2},
+                                "changes": [{"text": fixed}],
+                            }
+                        ]
+                    }
+                },
+            },
+        )
+        assert client.diagnostics(third, version=2) == []
+        client.notify(
+            "notebookDocument/didClose",
+            {
+                "notebookDocument": {"uri": path.as_uri()},
+                "cellTextDocuments": [{"uri": uri} for uri in (first, third)],
+            },
+        )
+        assert client.diagnostics(third) == []
+    finally:
+        client.close()
