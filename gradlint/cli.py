@@ -219,24 +219,23 @@ def probe_mode(args: argparse.Namespace, config: Config) -> tuple[str | None, bo
 
 def _probe(diagnostics, mode: str, config: Config, sources: dict[str, str]):
     """Findings with their runtime verdicts; raises ProbeUnavailable without torch.
-    Notebooks are not run by the code probes (their text is JSON); witnesses still run."""
-    from gradlint.probe import EXEC_WARNING, run_probes
+    The code probes run a notebook's cells as the static side reads them (one script)."""
+    from gradlint.probe import EXEC_WARNING, PROBE_CODES, run_probes
 
     if mode == "exec":
         print(EXEC_WARNING, file=sys.stderr)
-    scripts = {path: text for path, text in sources.items() if not path.endswith(".ipynb")}
     found = run_probes(
         diagnostics,
         mode=mode,
         timeout=config.probe_timeout,
-        sources=scripts,
+        sources=sources,
         modules=config.probe_modules,
     )
-    # GL901 findings the probe adds obey `select`, `ignore` and `per-file-ignores` too.
+    # The findings the probe adds obey `select`, `ignore` and `per-file-ignores` too.
     return [
         d
         for d in found
-        if d.code != "GL901"
+        if d.code not in PROBE_CODES
         or (config.is_selected(d.code) and not d.code.startswith(config.ignored_in(d.path)))
     ]
 

@@ -10,7 +10,10 @@ from gradlint.engine import lint_source
 
 CATALOGUE = load_catalogue()
 ENGINE_CODES = {"GL001"}  # reported by the engine itself, not by a checker
-PROBE_CODES = {"GL901"}  # reported by the runtime probe only: Bad examples run in exec mode
+PROBE_CODES = {
+    "GL901",
+    "GL903",
+}  # reported by the runtime probe only: Bad examples run in exec mode
 
 
 def test_every_rule_has_a_catalogue_file_and_vice_versa():

@@ -7,6 +7,9 @@ import textwrap
 
 import pytest
 
+from gradlint.diagnostic import Diagnostic, Severity
+from gradlint.probe import run_probes
+
 FILES = {
     # The helper's `activation="relu"` makes it return F.relu's output, which ReLU saves
     # for backward; the caller's `+=` edits it. BatchNorm's running statistics are edited
@@ -49,7 +52,87 @@ FILES = {
         out = model(torch.randn(2, 3, 8, 8))
         out.sum().backward()
     """,
+    # `unused_proj` is registered and never used; `frozen` is frozen on purpose; `extra`
+    # runs only when the constructor asks; the script calls `decoder` itself.
+    "unused.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class Gated(nn.Module):
+            def __init__(self, width):
+                super().__init__()
+                self.value = nn.Linear(width, width)
+                self.gate = nn.Linear(width, width)
+
+            def forward(self, x):
+                return self.value(x)
+
+
+        class Net(nn.Module):
+            def __init__(self, width=16, use_extra=False):
+                super().__init__()
+                self.use_extra = use_extra
+                self.proj = nn.Linear(width, width)
+                self.unused_proj = nn.Linear(width, width)
+                self.frozen = nn.Linear(width, width)
+                self.frozen.requires_grad_(False)
+                self.extra = nn.Linear(width, width)
+                self.decoder = nn.Linear(width, width)
+                self.block = Gated(width)
+                self.scale = nn.Parameter(torch.ones(width))
+
+            def forward(self, x):
+                h = self.block(self.proj(x))
+                if self.use_extra:
+                    h = self.extra(h)
+                return h
+
+
+        model = Net()
+        out = model(torch.randn(4, 16))
+        model.decoder(out).sum().backward()
+    """,
 }
+
+
+# The notebook's cells (a Markdown cell first): the resblock's classes in one cell, a
+# module with a layer it never uses in the next, the script in the last.
+NOTEBOOK_CELLS = [
+    ("markdown", "# Residual blocks"),
+    ("code", "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F"),
+    ("code", textwrap.dedent(FILES["resblock.py"]).split("\n\n\nmodel =")[0].split("\n\n\n", 1)[1]),
+    (
+        "code",
+        "class Head(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 4)\n"
+        "        self.unused_proj = nn.Linear(4, 4)\n"
+        "\n"
+        "    def forward(self, x):\n"
+        "        return self.fc(x)",
+    ),
+    (
+        "code",
+        "%matplotlib inline\nmodel = Multiresblock(3, 8)\nout = model(torch.randn(2, 3, 8, 8))",
+    ),
+]
+
+
+def notebook_text() -> str:
+    cells = [
+        {"cell_type": kind, "metadata": {}, "source": source}
+        | ({"outputs": [], "execution_count": None} if kind == "code" else {})
+        for kind, source in NOTEBOOK_CELLS
+    ]
+    metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    return json.dumps({"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5})
+
+
+def cell_line(cell: int, text: str) -> int:
+    source = NOTEBOOK_CELLS[cell - 1][1]
+    return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)
 
 
 def line_of(name: str, text: str) -> int:
@@ -63,6 +146,7 @@ def report(tmp_path_factory):
     directory = tmp_path_factory.mktemp("located")
     for name, source in FILES.items():
         (directory / name).write_text(textwrap.dedent(source))
+    (directory / "blocks.ipynb").write_text(notebook_text())
     done = subprocess.run(
         [sys.executable, "-m", "gradlint", "--probe", "--format", "json", str(directory)],
         capture_output=True,
@@ -71,7 +155,7 @@ def report(tmp_path_factory):
         check=False,
     )
     assert done.returncode in (0, 1), done.stderr
-    found: dict[str, list[dict]] = {name: [] for name in FILES}
+    found: dict[str, list[dict]] = {name: [] for name in [*FILES, "blocks.ipynb"]}
     for finding in json.loads(done.stdout):
         found[finding["path"].rsplit("/", 1)[-1]].append(finding)
     return found
@@ -88,3 +172,64 @@ def test_an_inplace_edit_of_a_saved_output_is_reported_at_the_edit(report):
     assert f"line {saver} ran the op that saved the tensor for backward" in finding["detail"]
     assert "output 0 of Relu, is at version 1; expected version 0" in finding["detail"]
     assert finding["probe"]["verdict"] == "confirmed"
+
+
+def test_a_layer_forward_never_uses_is_reported_by_name(report):
+    """GL903 at the line storing each layer or parameter forward never used, naming its
+    class, attribute and parameters (`Gated.gate` once, though both classes ran)."""
+    found = {(f["line"], f["message"]) for f in report["unused.py"] if f["code"] == "GL903"}
+    assert found == {
+        (
+            line_of("unused.py", "self.unused_proj ="),
+            "`Net.unused_proj` is never used: its parameters get no gradient",
+        ),
+        (
+            line_of("unused.py", "self.gate ="),
+            "`Gated.gate` is never used: its parameters get no gradient",
+        ),
+        (
+            line_of("unused.py", "self.scale ="),
+            "`Net.scale` is never used: its parameters get no gradient",
+        ),
+    }
+    [unused] = [f for f in report["unused.py"] if "unused_proj" in f["message"]]
+    assert "`unused_proj.weight`, `unused_proj.bias` got no gradient" in unused["detail"]
+    assert "Expected to have finished reduction in the prior iteration" in unused["detail"]
+
+
+def test_frozen_branch_only_and_script_read_layers_are_quiet(report):
+    """`frozen` requires no grad, `extra` is used on a branch the probe did not take,
+    `decoder` is called by the script: no finding at their lines."""
+    lines = {f["line"] for f in report["unused.py"]}
+    for stored in ("self.frozen =", "self.extra =", "self.decoder ="):
+        assert line_of("unused.py", stored) not in lines, stored
+
+
+def test_a_graph_cut_finding_is_not_confirmed_by_a_branch_the_probe_did_not_take(tmp_path):
+    """A graph-cut finding whose only parameter without gradient is used on a branch the
+    probe did not take stays inconclusive and says so (it is not a cut)."""
+    source = textwrap.dedent(FILES["unused.py"]).replace("self.unused_proj", "self.proj2")
+    source = source.replace("self.block(self.proj(x))", "self.block(self.proj2(self.proj(x)))")
+    source = source.replace("nn.Parameter(torch.ones(width))", "None")
+    path = tmp_path / "branch.py"
+    path.write_text(source)
+    line = next(i for i, text in enumerate(source.splitlines(), 1) if "return h" in text)
+    cut = Diagnostic(str(path), line, 1, line, 2, "GL202", "m", severity=Severity.WARNING)
+    found = run_probes([cut], sources={str(path): source})
+    assert cut.probe["verdict"] == "inconclusive", cut.probe
+    assert "`Net.extra`, used only on a branch the probe did not take" in cut.probe["message"]
+    assert [d.code for d in found if d.code == "GL903"] == ["GL903"]  # Gated.gate
+
+
+def test_a_notebook_is_probed_as_its_cells_read_together(report):
+    """The cells run as the static side reads them: the probe's findings stand on the
+    cells' lines, and the detail names the related line by cell."""
+    found = {(f["code"], f["cell"], f["line"]) for f in report["blocks.ipynb"]}
+    assert found == {
+        ("GL901", 3, cell_line(3, "x += shortcut")),
+        ("GL903", 4, cell_line(4, "self.unused_proj =")),
+    }
+    [error] = [f for f in report["blocks.ipynb"] if f["code"] == "GL901"]
+    saver = cell_line(3, "return F.relu(x)")
+    assert f"cell 3 line {saver} ran the op that saved the tensor for backward" in error["detail"]
+    assert "names lines the file does not have" not in json.dumps(report["blocks.ipynb"])

@@ -381,12 +381,15 @@ def _user_frame(frame, path: str):
 class ModuleOrigins:
     """While the probe builds or runs a module: the lines of the file that built each
     torch layer (`nn.Dropout(0.5, inplace=True)`) or set one of its attributes
-    (`m.inplace = True`), and the layers built, with the line that built them."""
+    (`m.inplace = True`), the layers built, with the line that built them, and the line
+    of the file that first stored each layer or parameter on a module (`self.proj = ...`)."""
 
     def __init__(self, torch, path: str) -> None:
         self.module_class, self.path = torch.nn.Module, path
+        self.parameter_class = torch.nn.Parameter
         self.lines: dict[int, list[int]] = {}
         self.made: list[tuple[object, int]] = []
+        self.stored: dict[tuple[int, str], int] = {}  # (id of the module, attribute) -> line
 
     def _note(self, module, frame, made: bool = False) -> None:
         if type(module).__module__.startswith("torch."):
@@ -409,8 +412,11 @@ class ModuleOrigins:
 
         def configured(module, name, value):
             setattr_(module, name, value)
-            if sys._getframe(1).f_code.co_filename == origins.path:
-                origins._note(module, sys._getframe(1))
+            caller = sys._getframe(1)
+            if caller.f_code.co_filename == origins.path:
+                origins._note(module, caller)
+                if isinstance(value, origins.module_class | origins.parameter_class):
+                    origins.stored.setdefault((id(module), name), caller.f_lineno)
 
         self.module_class.__init__ = built
         self.module_class.__setattr__ = configured
@@ -603,6 +609,7 @@ def _run(
     they are; guessed ones as activations."""
     spy = _BackwardSpy(type(instance))
     watch = _InputWatch(torch, instance, type(instance).__module__)
+    called = _CalledModules(torch)
     edits = edit_log(torch, path, origins)
     made = ModuleOrigins(torch, path)
 
@@ -617,7 +624,7 @@ def _run(
 
     outputs = []
 
-    with spy, watch:
+    with spy, watch, called:
         result = _execute(torch, forward, path, tracer, edits, spy)
     result["backward_methods"] = spy.called
     result["modified_input"] = sorted(watch.modified)
@@ -627,7 +634,73 @@ def _run(
         n for n, p in instance.named_parameters() if p.requires_grad and p.grad is None
     ]
     result["output_needs_no_grad"] = bool(outputs) and _needs_no_grad(torch, outputs[0])
+    if result["error"] is None and result["ran_backward"]:
+        result["never_used"] = _never_used(torch, instance, called.ids, origins)
     return result
+
+
+class _CalledModules:
+    """The ids of the modules called (their forward run) while it is entered."""
+
+    def __init__(self, torch) -> None:
+        self.register = torch.nn.modules.module.register_module_forward_pre_hook
+        self.ids: set[int] = set()
+
+    def __enter__(self) -> _CalledModules:
+        self.handle = self.register(lambda module, args: self.ids.add(id(module)))
+        return self
+
+    def __exit__(self, *_) -> None:
+        self.handle.remove()
+
+
+_CONTAINERS = ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict")
+
+
+def _never_used(torch, instance, called: set[int], origins: ModuleOrigins) -> list[dict]:
+    """Attributes of the file's module classes (their `__init__` in the file stored them)
+    holding parameters that got no gradient from a forward and backward that never called
+    the layer they are in: the class, the attribute, the parameters, the storing line, the
+    layer's class. For each parameter: the nearest module of the file above the highest
+    layer on its path that was not called (containers are never called), or that owns it."""
+    found: dict[tuple[str, str], dict] = {}
+    name_of_file = type(instance).__module__
+    for name, parameter in instance.named_parameters():
+        if not parameter.requires_grad or parameter.grad is not None:
+            continue
+        parts = name.split(".")
+        chain = [instance]
+        for part in parts[:-1]:
+            chain.append(chain[-1]._modules[part])
+        uncalled = next(
+            (
+                i
+                for i, module in enumerate(chain)
+                if id(module) not in called and type(module).__name__ not in _CONTAINERS
+            ),
+            None,
+        )
+        if uncalled is None and type(chain[-1]).__module__ != name_of_file:
+            continue  # its layer ran: a cut graph or an unused output, not an unused layer
+        depth = len(chain) if uncalled is None else uncalled
+        owner_at = max(i for i in range(depth) if type(chain[i]).__module__ == name_of_file)
+        owner, attribute = chain[owner_at], parts[owner_at]
+        line = origins.stored.get((id(owner), attribute))
+        if line is None:
+            continue
+        held = chain[owner_at + 1] if owner_at + 1 < len(chain) else parameter
+        entry = found.setdefault(
+            (type(owner).__name__, attribute),
+            {
+                "class": type(owner).__name__,
+                "attribute": attribute,
+                "parameters": [],
+                "line": line,
+                "layer": type(held).__name__,
+            },
+        )
+        entry["parameters"].append(name)
+    return list(found.values())
 
 
 def _needs_no_grad(torch, output) -> bool:

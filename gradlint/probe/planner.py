@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from gradlint.diagnostic import Diagnostic, Severity, Witness
@@ -686,10 +686,13 @@ def _mutated_input(d: Diagnostic, outcome: dict, classes: dict) -> dict | None:
     return None
 
 
-def _structural_verdict(d: Diagnostic, run: dict, source_line: str, ran: bool) -> dict | None:
+def _structural_verdict(
+    d: Diagnostic, run: dict, source_line: str, ran: bool, branches: list[str]
+) -> dict | None:
     """Verdicts that need no exception: unregistered tensors (seen once the module is
     built), an ignored `backward`, parameters a graph-cutting line (`ran`) left without
-    gradient."""
+    gradient (not those of layers forward never called; `branches` says which of those
+    are used only on a branch the probe did not take)."""
     for name in run.get("unregistered", []):
         if re.search(rf"\bself\.{name}\b", source_line):
             return verdict(
@@ -712,8 +715,13 @@ def _structural_verdict(d: Diagnostic, run: dict, source_line: str, ran: bool) -
                 f"({after}): the same sizes in another order, the data not moved "
                 f"(code probe: {run.get('context', '')})",
             )
-    if d.code.startswith(GRAPH_CUT_RULES) and ran and run.get("grad_none"):
-        names = ", ".join(f"`{n}`" for n in run["grad_none"])
+    # parameters of layers forward never called prove no cut: they are GL903's
+    unused = {p for entry in run.get("never_used", []) for p in entry["parameters"]}
+    cut = [n for n in run.get("grad_none", []) if n not in unused]
+    if d.code.startswith(GRAPH_CUT_RULES) and ran and not cut and branches:
+        return verdict(INCONCLUSIVE, f"the parameters without gradient are {branches[0]}")
+    if d.code.startswith(GRAPH_CUT_RULES) and ran and cut:
+        names = ", ".join(f"`{n}`" for n in cut)
         if run.get("output_needs_no_grad"):
             return verdict(
                 CONFIRMED,
@@ -763,6 +771,9 @@ _RUN = {
     "reordered_views?": [{"line": int, "before": [int], "after": [int]}],
     "ran_backward?": bool,
     "output_needs_no_grad?": bool,
+    "never_used?": [
+        {"class": str, "attribute": str, "parameters": [str], "line": int, "layer": str}
+    ],
     "phase?": str,
     "inputs_from?": str,
     "built_from?": str,
@@ -810,16 +821,98 @@ def malformed_answer(outcome, line_count: int) -> str | None:
     lines += outcome["executed"]
     for run in outcome["runs"]:
         lines += run.get("built_in_forward", [])
+        lines += [entry["line"] for entry in run.get("never_used", [])]
         lines += [view["line"] for view in run.get("reordered_views", [])]
     if any(not 0 < line <= line_count for line in lines):
         return "the probe's answer names lines the file does not have"
     return None
 
 
+@dataclass
+class NeverUsed:
+    """A layer or parameter a module class stores in `__init__` and that got no gradient
+    from a clean forward and backward that never called it."""
+
+    cls: str
+    attribute: str
+    parameters: list[str]
+    line: int  # where `__init__` stores it
+    layer: str  # the class of what it holds (`Linear`, `Parameter`)
+    context: str  # the probe's run, e.g. "Net() on inputs torch.randn(3, 16)"
+    # why the probe stays quiet about it: it is used on lines the probe never ran
+    branch: str = ""
+
+
+def _mentions(trees: Iterable[ast.Module], attribute: str) -> list[tuple[ast.Module, int]]:
+    """Where the project reads `<anything>.<attribute>` or spells it as a string (getattr,
+    `self._modules["proj"]`): (the file's tree, line). Storing it is no use of it."""
+    found = []
+    for tree in trees:
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == attribute
+                and not isinstance(node.ctx, ast.Store)
+            ) or (isinstance(node, ast.Constant) and node.value == attribute):
+                found.append((tree, node.lineno))
+    return found
+
+
+def never_used(
+    outcome: dict,
+    path: str,
+    tree: ast.Module,
+    project: Project | None,
+    diagnostics: list[Diagnostic],
+    where: Callable[[int], str],
+) -> list[NeverUsed]:
+    """The layers and parameters of the file's classes forward never used, from the
+    clean runs of the probe (one per class and attribute). `branch` is set when the
+    project reads the attribute only on lines of this file the probe never ran;
+    those the project reads elsewhere, or that a static finding at the storing line
+    explains, are left out."""
+    others = project.trees.items() if project is not None else []
+    trees = [tree, *(other for name, other in others if name != path)]
+    executed = set(outcome.get("executed", []))
+    flagged = {d.line for d in diagnostics}
+    found: dict[tuple[str, str], NeverUsed] = {}
+    for run in outcome.get("runs", []):
+        for entry in run.get("never_used", []):
+            key = (entry["class"], entry["attribute"])
+            if key in found or entry["line"] in flagged:
+                continue
+            mentions = _mentions(trees, entry["attribute"])
+            if any(t is not tree or line in executed for t, line in mentions):
+                continue
+            unused = NeverUsed(
+                entry["class"],
+                entry["attribute"],
+                entry["parameters"],
+                entry["line"],
+                entry["layer"],
+                run.get("context", ""),
+            )
+            if mentions:
+                lines = ", ".join(where(line) for _, line in mentions)
+                unused.branch = (
+                    f"those of `{entry['class']}.{entry['attribute']}`, used only on a branch "
+                    f"the probe did not take ({lines})"
+                )
+            found[key] = unused
+    return list(found.values())
+
+
 def exec_verdicts(
-    diagnostics: list[Diagnostic], outcome: dict, path: str, source: str
-) -> tuple[dict[int, dict], list[RuntimeFailure]]:
-    """Verdicts by index into `diagnostics` (those of `path`), and unexplained failures."""
+    diagnostics: list[Diagnostic],
+    outcome: dict,
+    path: str,
+    source: str,
+    project: Project | None = None,
+    where: Callable[[int], str] = lambda line: f"line {line}",
+) -> tuple[dict[int, dict], list[RuntimeFailure], list[NeverUsed]]:
+    """Verdicts by index into `diagnostics` (those of `path`), unexplained failures, and
+    layers forward never used (`branch` set: quiet, used on a branch the probe did not
+    take). `where` names a line of the file in a verdict (`cell 2 line 5`)."""
     lines = source.splitlines()
     if isinstance(outcome, dict) and outcome.get("outcome") == "done":
         problem = malformed_answer(outcome, len(lines))
@@ -827,7 +920,7 @@ def exec_verdicts(
             outcome = {"outcome": "malformed", "reason": problem}
     if not isinstance(outcome, dict) or outcome.get("outcome") != "done":
         reason = _not_done(outcome)
-        return {i: verdict(INCONCLUSIVE, reason) for i, _ in enumerate(diagnostics)}, []
+        return {i: verdict(INCONCLUSIVE, reason) for i, _ in enumerate(diagnostics)}, [], []
     tree = ast.parse(source)
     spans = _function_spans(tree)
     classes = {
@@ -836,6 +929,7 @@ def exec_verdicts(
         if isinstance(n, ast.ClassDef)
     }
     failures = _failures(outcome, classes)
+    unused = never_used(outcome, path, tree, project, diagnostics, where)
     # A line that ran proves nothing if any run failed (the failure may hide its effect).
     failed = any(run.get("error") for run in outcome.get("runs", []))
     executed = set() if failed else set(outcome.get("executed", []))
@@ -855,7 +949,8 @@ def exec_verdicts(
         run = _class_run(outcome, d.line)
         source_line = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
         ran = d.line in set(outcome.get("executed", []))
-        found = _structural_verdict(d, run, source_line, ran) if run else None
+        branches = [u.branch for u in unused if u.branch and run and u.cls == run["class"]]
+        found = _structural_verdict(d, run, source_line, ran, branches) if run else None
         if found is None and d.line in executed and d.severity is Severity.ERROR:
             found = verdict(REFUTED, "the code probe ran this line and torch raised nothing")
         if found is None and run and run.get("error"):
@@ -866,9 +961,11 @@ def exec_verdicts(
         if found is None:
             found = verdict(INCONCLUSIVE, "the code probe did not reach this line")
         verdicts[i] = found
-    return verdicts, [
-        f for f in failures if f.reportable and (f.lines[-1], f.message) not in explained
-    ]
+    return (
+        verdicts,
+        [f for f in failures if f.reportable and (f.lines[-1], f.message) not in explained],
+        unused,
+    )
 
 
 def _not_done(outcome) -> str:
