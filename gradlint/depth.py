@@ -2,8 +2,8 @@
 
 libcst's parse time grows steeply (about cubically) with the depth of left-nested chains
 (`a + b + ...`, `x[0][0]...`, `f()()...`): files deeper than `max-depth` get GL001 instead
-of minutes of parsing. `symtable_within` bounds the depth while CPython checks the file
-(building its symbol table); only a file it cannot bound gets CPython's tree, from which
+of minutes of parsing. `compiles_within` bounds the depth while CPython compiles the file
+(as `compile` does); only a file it cannot bound gets CPython's tree, from which
 `deeper_than` / `nesting_depth` read the depth.
 """
 
@@ -15,6 +15,7 @@ import functools
 import itertools
 import re
 import sys
+import warnings
 
 # Units of depth, from libcst's parse time per level (measured on libcst 1.9): a level of
 # a left-nested chain costs most (1,000 `x[0][0]...` take 1.5 s, growing as depth**2.2),
@@ -71,67 +72,58 @@ _NODES_PER_COUNTED = 3
 _COUNTED_PER_FRAME = 3  # CPython 3.10/3.11's COMPILER_STACK_FRAME_SCALE (symtable.c)
 _BOOL_OPERATORS = (re.compile(rb"and\b"), re.compile(rb"or\b"))  # and `for`, `tensor`, ...
 _SLACK = 16
-try:
-    from _symtable import symtable as _symbol_table  # the builder, without symtable's memo
-except ImportError:  # an interpreter without CPython's symbol table
-    _symbol_table = None
+# compile's flags for a notebook: IPython runs a cell's top-level `await`, `async for`
+# and `async with`.
+NOTEBOOK_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 
 
-def symtable_within(source: bytes, path: str, limit: int) -> bool:
-    """Build CPython's symbol table of `source`, raising the SyntaxError `compile` raises
-    (the parser's, and the symbol table's own: a duplicate argument, `nonlocal` at module
-    level, ...); True when building it proved that libcst's tree nests no deeper than
-    `limit` levels (nesting_depth's), False when it may (or when this Python cannot tell).
+def compiles_within(source: bytes, path: str, limit: int, flags: int = 0) -> tuple[bool, bool]:
+    """Compile `source` to bytecode, raising the SyntaxError `compile` raises: the
+    parser's, the symbol table's (a duplicate argument, `nonlocal` at module level) and
+    the compiler's own (`return` or `yield` outside a function, `break` outside a loop,
+    `case _:` before other cases, ...). Returns (compiled, shallow): whether the whole
+    compilation ran, and whether it proved that libcst's tree nests no deeper than
+    `limit` levels (nesting_depth's). (False, False): the file may be deeper; it was not
+    compiled to the end (compile_file does that).
 
-    CPython 3.10 and 3.11 build the table recursively, counting each statement and
-    expression (patterns too) against three per frame of the recursion limit left: with
-    the limit lowered, a file nested deeper than that raises RecursionError. That bounds
-    the depth at a third of the cost of ast.parse's tree. The limit is process-wide: it is
-    set for the build only (a hundred frames or more above the caller's) and restored."""
+    CPython 3.10 and 3.11 build the symbol table recursively (the compiler's own AST
+    optimizer likewise), counting each statement and expression (patterns too) against
+    three per frame of the recursion limit left: with the limit lowered, a file nested
+    deeper than that raises RecursionError. That bounds the depth at a third of the cost
+    of ast.parse's tree. The limit is process-wide: it is set for the compilation only
+    (a hundred frames or more above the caller's) and restored."""
     bool_operators = sum(len(pattern.findall(source)) for pattern in _BOOL_OPERATORS)
     counted = (limit - 1 - bool_operators // 4 - _SLACK) // _NODES_PER_COUNTED
-    if counted < _COUNTED_PER_FRAME or not _symtable_counts_nesting():
-        _build_symbol_table(source, path)
-        return False
-    return _built_within(source, path, counted // _COUNTED_PER_FRAME)
+    if counted < _COUNTED_PER_FRAME or not _compile_counts_nesting():
+        compile_file(source, path, flags)
+        return True, False
+    return _compiled_within(source, path, counted // _COUNTED_PER_FRAME, flags)
 
 
-def _build_symbol_table(source: bytes, path: str) -> None:
-    if _symtable_reads_bytes():
-        _symbol_table(source, path, "exec")
-    else:
-        ast.parse(source, path)  # the parser's verdict at least
+def compile_file(source: bytes, path: str, flags: int = 0) -> None:
+    """`compile(source, path, "exec")` to bytecode, its warnings (`is` with a literal, an
+    invalid escape) silenced: its SyntaxError, or nothing."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # also what `-W error` would turn into SyntaxError
+        compile(source, path, "exec", flags, dont_inherit=True)
 
 
-@functools.cache
-def _symtable_reads_bytes() -> bool:
-    """Whether CPython's symbol table builder is here and reads source bytes (a coding
-    cookie honoured) as `compile` does."""
-    if _symbol_table is None:
-        return False
-    try:
-        _symbol_table(b"# coding: latin-1\nx = '\xe9'\n", "<check>", "exec")
-    except Exception:  # noqa: BLE001 - any failure: ast's parse instead
-        return False
-    return True
-
-
-def _built_within(source: bytes, path: str, frames: int) -> bool:
-    """Whether the symbol table builds with at most `frames` frames of recursion limit
-    left (each allows _COUNTED_PER_FRAME levels of nesting); SyntaxError raised."""
+def _compiled_within(source: bytes, path: str, frames: int, flags: int) -> tuple[bool, bool]:
+    """compiles_within's answer with at most `frames` frames of recursion limit left
+    (each allows _COUNTED_PER_FRAME levels of nesting); SyntaxError raised."""
     old_limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(_frame_depth() + frames)
-    except RecursionError:  # deeper already than that: no bound from this builder
-        _build_symbol_table(source, path)
-        return False
+    except RecursionError:  # deeper already than that: no bound from this compilation
+        compile_file(source, path, flags)
+        return True, False
     try:
-        _symbol_table(source, path, "exec")
+        compile_file(source, path, flags)
     except RecursionError:
-        return False
+        return False, False
     finally:
         sys.setrecursionlimit(old_limit)
-    return True
+    return True, True
 
 
 def _frame_depth() -> int:
@@ -144,17 +136,17 @@ def _frame_depth() -> int:
 
 
 @functools.cache
-def _symtable_counts_nesting() -> bool:
-    """Whether this Python's symbol table builder bounds nesting as symtable_within needs:
-    a chain deeper than the frames allowed times _COUNTED_PER_FRAME fails, a shallow one
-    builds (CPython 3.12 and later count C stack, not the recursion limit)."""
-    if not _symtable_reads_bytes():
-        return False
+def _compile_counts_nesting() -> bool:
+    """Whether this Python's compiler bounds nesting as compiles_within needs: a chain
+    deeper than the frames allowed times _COUNTED_PER_FRAME fails, a shallow one compiles
+    (CPython 3.12 and later count C stack, not the recursion limit)."""
     frames = 20
     deep = b"x = " + b"+".join([b"a"] * (frames * _COUNTED_PER_FRAME + 2)) + b"\n"
     shallow = b"x = " + b"+".join([b"a"] * frames) + b"\n"
     try:
-        return not _built_within(deep, "", frames) and _built_within(shallow, "", frames)
+        return _compiled_within(deep, "", frames, 0) == (False, False) and _compiled_within(
+            shallow, "", frames, 0
+        ) == (True, True)
     except SyntaxError:
         return False
 

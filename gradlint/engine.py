@@ -23,10 +23,11 @@ from gradlint.analysis.walk import (
 from gradlint.catalogue import load_catalogue
 from gradlint.checks import Checker, load_checkers
 from gradlint.config import DEFAULT_MAX_DEPTH, Config
-from gradlint.depth import deeper_than, is_utf8, symtable_within
+from gradlint.depth import NOTEBOOK_FLAGS, compile_file, compiles_within, deeper_than, is_utf8
 from gradlint.diagnostic import Diagnostic
 from gradlint.filecontext import FileContext
 from gradlint.guard import MESSAGE_LIMIT, deep_call, from_bom, in_child, internal_error
+from gradlint.notebook import SUFFIX as NOTEBOOK_SUFFIX
 
 TYPE_CHECKING = False  # not `typing`'s
 if TYPE_CHECKING:
@@ -180,8 +181,9 @@ def parse(
 ) -> cst.Module | Diagnostic:
     """The libcst module, or a GL001 diagnostic saying why it cannot be parsed.
 
-    CPython checks the file first (its parser and symbol table, as `compile` does): that is
-    ~15x faster than libcst, gives the familiar messages, and bounds how deep libcst's
+    CPython compiles the file first (parser, symbol table and compiler, as `compile`
+    does): that is ~10x faster than libcst, gives the familiar messages (`return`
+    outside a function included), and bounds how deep libcst's
     tree would be (depth.py: files nested deeper than `max_depth` would take libcst
     minutes). Call it through
     `guard.deep_call` for files that may be deep (lint_source does).
@@ -199,7 +201,7 @@ def parse(
         if (
             any(word in error.msg for word in _FINAL)
             or isinstance(error, UnicodeError)
-            or _cpython_parses(path, source)  # the symbol table's error: compile's too
+            or _cpython_parses(path, source)  # the symbol table's or compiler's error
         ):
             return rejected
         # Syntax newer than this interpreter (PEP 695 on 3.11, ...) may still suit libcst;
@@ -254,10 +256,16 @@ def _rejection(path: str, error: SyntaxError) -> Diagnostic:
 def _cpython_depth(path: str, source: bytes, max_depth: int) -> tuple[int, int] | None:
     """CPython's verdict on `source` (the SyntaxError `compile` raises) and, when libcst's
     tree may nest deeper than `max_depth`, its depth and line; None when it does not. The
-    symbol table's build bounds the depth of most files; CPython's tree measures the rest."""
-    if _cpython(lambda text: symtable_within(text, path, max_depth), source):
+    compilation bounds the depth of most files; CPython's tree measures the rest, and a
+    file within the bound is then compiled to the end (at this thread's high limit)."""
+    flags = NOTEBOOK_FLAGS if path.endswith(NOTEBOOK_SUFFIX) else 0
+    compiled, shallow = _cpython(lambda text: compiles_within(text, path, max_depth, flags), source)
+    if shallow:
         return None
-    return deeper_than(_cpython_tree(path, source), source, max_depth)
+    deep = deeper_than(_cpython_tree(path, source), source, max_depth)
+    if not compiled and (deep is None or deep[0] <= max_depth):
+        _cpython(lambda text: compile_file(text, path, flags), source)
+    return deep
 
 
 def _cpython_tree(path: str, source: bytes) -> ast.Module:
@@ -265,7 +273,7 @@ def _cpython_tree(path: str, source: bytes) -> ast.Module:
 
 
 def _cpython_parses(path: str, source: bytes) -> bool:
-    """Whether CPython's parser accepts `source` (which its symbol table rejected)."""
+    """Whether CPython's parser accepts `source` (which its compilation rejected)."""
     try:
         _cpython_tree(path, source)
     except SyntaxError:

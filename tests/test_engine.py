@@ -229,7 +229,8 @@ class M(nn.Module, metaclass=Meta):
         while True: break
         else: return
         match x:
-            case [1, *rest] | {"k": _, **others} if rest: yield from rest
+            case [1, *rest] | [2, *rest] if rest: yield from rest
+            case {"k": _, **others}: yield others
             case Point(x=0, y=b"\\x00") as p: yield p
             case _: return -x if x else ~x
         with open("f") as fh: print(*fh, sep="", end=r"\\n")

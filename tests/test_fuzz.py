@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import symtable
 import warnings
 from pathlib import Path
 
@@ -50,9 +49,9 @@ CONFIG = Config()
 
 
 def cpython_accepts(source: bytes) -> bool:
-    """CPython's parser and symbol table accept it (as `compile` runs them: a duplicate
-    argument or a walrus in a comprehension's iterable is rejected after parsing), and
-    it is within max-depth."""
+    """`compile` accepts it (its parser, its symbol table: a duplicate argument, a walrus
+    in a comprehension's iterable; its compiler: `return` outside a function, `break`
+    outside a loop, `case _:` before other cases), and it is within max-depth."""
     source = from_bom(source)  # gradlint reads UTF-16/32 files, CPython does not
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # invalid escape sequences and the like
@@ -61,7 +60,7 @@ def cpython_accepts(source: bytes) -> bool:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return False
         try:
-            symtable.symtable(source, "fuzz.py", "exec")
+            compile(source, "fuzz.py", "exec", dont_inherit=True)
         except SyntaxError:
             return False
         except RecursionError:  # deeper than this thread's limit: the engine's is higher
@@ -185,11 +184,19 @@ def _simple_statements():
         "torch.autograd.grad({e}, [{n}])",
         "return {e}",
         "yield {e}",
+        "await {e}",
         "del {n}",
         "print({e})",
     ]
     fixed = st.sampled_from(
-        [["pass"], ["opt.step()"], ["opt.zero_grad()"], ["loss.backward(retain_graph=True)"]]
+        [
+            ["pass"],
+            ["opt.step()"],
+            ["opt.zero_grad()"],
+            ["loss.backward(retain_graph=True)"],
+            ["break"],
+            ["continue"],
+        ]
     )
     return st.one_of(fixed, *(line(t) for t in templates))
 
@@ -227,6 +234,11 @@ def _compound(header: str, body: list[str], extra: list[str]) -> list[str]:
             "    case _:",
             *_indent(_indent(extra)),
         ]
+    if header == "match-capture":  # an irrefutable case first: compile rejects it
+        return ["match x:", "    case y:", *_indent(_indent(body))] + [
+            "    case 1:",
+            *_indent(_indent(extra)),
+        ]
     if header == "else":
         return ["if x:", *_indent(body), "elif y:", *_indent(extra), "else:", "    pass"]
     return [*header.split("\n")[:-1], header.split("\n")[-1], *_indent(body)]
@@ -235,7 +247,9 @@ def _compound(header: str, body: list[str], extra: list[str]) -> list[str]:
 def _programs():
     def extend(inner):
         body = st.lists(inner, min_size=1, max_size=3).map(lambda blocks: sum(blocks, []))
-        header = st.tuples(st.sampled_from([*HEADERS, "try", "match", "else"]), NAMES, EXPRESSIONS)
+        header = st.tuples(
+            st.sampled_from([*HEADERS, "try", "match", "match-capture", "else"]), NAMES, EXPRESSIONS
+        )
         return st.tuples(header, body, body).map(
             lambda t: _compound(t[0][0].format(n=t[0][1], e=t[0][2]), t[1], t[2])
         )
@@ -277,6 +291,30 @@ def test_the_generator_reaches_the_rules():
 
     collect()
     assert len(found - {"GL001"}) >= 3, found
+
+
+def test_the_generator_makes_compile_stage_errors():
+    """Some torch programs parse but `compile` rejects them (`return` or `break` outside
+    a function or loop, `break` in `except*`, an irrefutable case first, ...): the fuzz
+    checks that those are GL001 too."""
+    rejected: set[str] = set()
+
+    @settings(QUICK, max_examples=150)
+    @given(TORCH_PROGRAMS)
+    def collect(source):
+        try:
+            ast.parse(source)
+        except SyntaxError:
+            return  # the parser's error, not the compiler's
+        try:
+            compile(source, "fuzz.py", "exec", dont_inherit=True)
+        except SyntaxError as error:
+            rejected.add(error.msg.split("'")[1] if "'" in error.msg else error.msg)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        collect()
+    assert len(rejected) >= 4, rejected
 
 
 # -- mutants of real files ---------------------------------------------------------------

@@ -169,12 +169,12 @@ def _nested(kind: str, n: int) -> str:
     "walrus", "fstring", "strings", "elif", "blocks", "pattern", "class-pattern",
     "handlers", "with", "yield", "await", "decorator", "class-keyword",
 ])  # fmt: skip
-def test_the_symbol_table_bounds_the_depth_of_every_construct(kind):
-    """Whenever symtable_within says a file is no deeper than the limit, CPython's tree
+def test_the_compilation_bounds_the_depth_of_every_construct(kind):
+    """Whenever compiles_within says a file is no deeper than the limit, CPython's tree
     agrees, for every construct that nests, at sizes around each limit."""
     import ast
 
-    from gradlint.depth import symtable_within
+    from gradlint.depth import compiles_within
 
     bounded = 0
     for n in (10, 30, 60, 100, 150, 190, 250, 400, 700, 1200, 2500):
@@ -184,21 +184,21 @@ def test_the_symbol_table_bounds_the_depth_of_every_construct(kind):
         except (SyntaxError, MemoryError, RecursionError):
             continue  # beyond CPython's own limits
         for limit in (20, 50, 100, 200, 400, 1000, 3000):
-            if symtable_within(source.encode(), "case.py", limit):
+            if compiles_within(source.encode(), "case.py", limit)[1]:
                 bounded += 1
                 assert depth <= limit, (n, limit)
     assert bounded  # the fast check was taken for the shallow ones
 
 
-def test_files_of_ordinary_depth_are_bounded_by_the_symbol_table():
-    """On CPython 3.10 and 3.11 the symbol table proves ordinary files shallow (no tree)."""
-    from gradlint.depth import symtable_within
+def test_files_of_ordinary_depth_are_bounded_by_the_compilation():
+    """On CPython 3.10 and 3.11 the compilation proves ordinary files shallow (no tree)."""
+    from gradlint.depth import compiles_within
 
     if sys.version_info[:2] not in ((3, 10), (3, 11)):
         pytest.skip("newer CPython builds its symbol table against the C stack")
     source = Path(__file__).read_bytes()
-    assert symtable_within(source, "case.py", 1000)
-    assert not symtable_within(_nested("sum", 1100).encode(), "case.py", 1000)
+    assert compiles_within(source, "case.py", 1000) == (True, True)
+    assert compiles_within(_nested("sum", 1100).encode(), "case.py", 1000) == (False, False)
 
 
 @pytest.mark.parametrize(
