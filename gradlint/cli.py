@@ -35,8 +35,8 @@ def _positive_int(text: str) -> int:
 
 def _positive_float(text: str) -> float:
     value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    if not 0 < value < float("inf"):  # nan too
+        raise argparse.ArgumentTypeError(f"must be a positive, finite number, got {text}")
     return value
 
 
@@ -73,9 +73,12 @@ def _cache_dir(args: argparse.Namespace) -> str | None:
 
 
 def resolver(args: argparse.Namespace) -> Resolver:
-    """Each path's Config: `--config FILE` for all, else its nearest configuration."""
+    """Each path's Config: `--config FILE` for all, else its nearest configuration. A
+    configuration file with bad values does not stop the run (Resolver's keep_going):
+    the files under it are not linted, the others are, and the run reports it at the
+    end. Bad flags raise ConfigError."""
     config_file = Path(args.config) if args.config else None
-    return Resolver(_overrides(args), set(catalogue_codes()), config_file)
+    return Resolver(_overrides(args), set(catalogue_codes()), config_file, keep_going=True)
 
 
 def run_config(args: argparse.Namespace, configs: Resolver) -> Config:
@@ -101,11 +104,17 @@ def _lint(args: argparse.Namespace, configs: Resolver, found):
             config = configs.for_path(path)
             groups.setdefault(id(config), (config, []))[1].append(path)
     result = RunResult()
-    parts = [run(paths, config, args.jobs) for config, paths in groups.values()]
+    parts = [
+        run(paths, config, args.jobs)
+        for config, paths in groups.values()
+        if configs.broken(config) is None  # a configuration file with bad values
+    ]
     stdin = None
     if STDIN in found.files:
         stdin = (args.stdin_filename or STDIN, sys.stdin.buffer.read())
-        parts.append(run([], configs.for_path(args.stdin_filename or "."), args.jobs, stdin))
+        config = configs.for_path(args.stdin_filename or ".")
+        if configs.broken(config) is None:
+            parts.append(run([], config, args.jobs, stdin))
     for part in parts:
         result.diagnostics.extend(part.diagnostics)
         result.internal_errors.extend(part.internal_errors)
@@ -115,6 +124,19 @@ def _lint(args: argparse.Namespace, configs: Resolver, found):
         result.diagnostics.extend(file_error(path, f"Cannot read: {reason}", config))
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result, stdin
+
+
+def _report_config_errors(configs: Resolver) -> bool:
+    """Each bad configuration file's problems, one line each (its files were not
+    linted); whether there were any."""
+    for error in configs.errors.values():
+        for line in error.lines():
+            print(f"gradlint: error: {line}", file=sys.stderr)
+        print(
+            f"gradlint: error: {error.shown_file()}: the files it configures were not linted",
+            file=sys.stderr,
+        )
+    return bool(configs.errors)
 
 
 def _fix(args: argparse.Namespace, configs: Resolver, result, stdin) -> int | None:
@@ -277,24 +299,32 @@ def _write(text: str, output: str | None) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from gradlint.discovery import discover
-
+    """The check command; a configuration file with bad values makes it exit 2 after
+    linting every file under a valid one."""
     try:
         configs = resolver(args)
-        config = run_config(args, configs)
-        found = discover(args.paths, configs)
-        if found.missing:
-            for path in found.missing:
-                print(f"gradlint: error: {path}: no such file or directory", file=sys.stderr)
-            return EXIT_ERROR
-        progress = Progress(sys.stderr, len(found.files))
-        try:
-            result, stdin = _lint(args, configs, found)
-        finally:
-            progress.stop()
     except ConfigError as error:
-        print(f"gradlint: error: {error}", file=sys.stderr)
+        for line in error.lines():
+            print(f"gradlint: error: {line}", file=sys.stderr)
         return EXIT_ERROR
+    status = _check_with(args, configs)
+    return EXIT_ERROR if _report_config_errors(configs) else status
+
+
+def _check_with(args: argparse.Namespace, configs: Resolver) -> int:
+    from gradlint.discovery import discover
+
+    config = run_config(args, configs)
+    found = discover(args.paths, configs)
+    if found.missing:
+        for path in found.missing:
+            print(f"gradlint: error: {path}: no such file or directory", file=sys.stderr)
+        return EXIT_ERROR
+    progress = Progress(sys.stderr, len(found.files))
+    try:
+        result, stdin = _lint(args, configs, found)
+    finally:
+        progress.stop()
     if args.add_noqa:
         return _add_noqa(result.diagnostics, stdin[0] if stdin else None)
     if args.fix or args.diff:

@@ -8,11 +8,13 @@ instead. Each command-line flag then replaces the setting of the same name.
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
-from gradlint.patterns import glob_matches
+from gradlint.patterns import glob_matches, pattern_spec
 
 # Directory names never walked into unless `exclude` replaces this list (hidden
 # directories and virtualenvs are always skipped, see discovery.py).
@@ -25,8 +27,33 @@ DEFAULT_MAX_DEPTH = 1000
 DEFAULT_CACHE_DIR = ".gradlint_cache"  # relative to the configuration's directory
 
 
+# The largest max-depth: libcst's parse of 10,000 nested levels already takes minutes.
+MAX_DEPTH_LIMIT = 10_000
+# A configuration file's probe-timeout above this is lowered to it: the linted project's
+# own file must not make a run hang (`--probe-timeout` on the command line may go higher).
+CONFIG_PROBE_TIMEOUT_CAP = 60.0
+
+
 class ConfigError(Exception):
-    """A setting gradlint cannot honour; the CLI prints it and exits 2."""
+    """Settings gradlint cannot honour: every problem found, and the file they are in
+    (None: the command line). The CLI prints one line per problem."""
+
+    def __init__(self, *problems: str, file: Path | None = None) -> None:
+        super().__init__(*problems)
+        self.problems = problems
+        self.file = file
+
+    def shown_file(self) -> str | None:
+        """The file, relative to the current directory when it lies under it."""
+        return None if self.file is None else relative_to_root(str(self.file), Path.cwd())
+
+    def lines(self) -> list[str]:
+        """`file: problem` for each problem."""
+        where = f"{self.shown_file()}: " if self.file is not None else ""
+        return [where + problem for problem in self.problems]
+
+    def __str__(self) -> str:
+        return "; ".join(self.lines())
 
 
 @dataclass
@@ -112,38 +139,83 @@ def find_config(start: Path) -> Path | None:
 
 
 def _config_in(directory: Path) -> Path | None:
+    """The directory's configuration file; ConfigError when its pyproject.toml cannot be
+    read far enough to tell whether it has a `[tool.gradlint]` table."""
     standalone = directory / STANDALONE
     if standalone.is_file():
         return standalone
     pyproject = directory / "pyproject.toml"
-    if pyproject.is_file() and "gradlint" in _read_toml(pyproject).get("tool", {}):
+    if pyproject.is_file() and "gradlint" in _tool_table(pyproject, _read_toml(pyproject)):
         return pyproject
     return None
+
+
+def _tool_table(path: Path, data: dict) -> dict:
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"tool must be a table, got {_shown(tool)}", file=path)
+    return tool
 
 
 class Resolver:
     """The Config of every path of a run: `--config FILE` for all, else each path's
     nearest configuration (`find_config`); `overrides` (the flags) replace settings in
     each. Globs of a configuration are relative to its directory (the current directory
-    without one)."""
+    without one).
 
-    def __init__(self, overrides: dict, known_codes: set[str], config_file: Path | None = None):
+    The flags are checked at once (ConfigError). A configuration file with bad values
+    raises its ConfigError (every problem of the file, the file named) from each
+    `for_path` under it; with `keep_going` it gives a stand-in Config instead (defaults:
+    its directories are still walked for files under valid configurations) and its
+    error is kept in `errors`, for the run to report at the end: `broken` tells such a
+    Config's files, which are not linted."""
+
+    def __init__(
+        self,
+        overrides: dict,
+        known_codes: set[str],
+        config_file: Path | None = None,
+        keep_going: bool = False,
+    ):
         self._overrides = overrides
         self._known = known_codes
         self._config_file = config_file
+        self._keep_going = keep_going
         self._by_file: dict[Path | None, Config] = {}
         self._nearest: dict[Path, Path | None] = {}  # directory -> its configuration file
+        self.errors: dict[Path, ConfigError] = {}  # file -> its problems (keep_going)
+        self._broken: dict[int, ConfigError] = {}  # id of a stand-in Config -> the error
+        build_config({}, overrides, Path.cwd(), known_codes)  # the flags alone
         if config_file is not None:
             self.load(config_file)  # errors surface before any file is linted
 
     def load(self, config_file: Path | None) -> Config:
         config = self._by_file.get(config_file)
         if config is None:
-            settings = read_settings(config_file) if config_file else {}
             root = config_file.absolute().parent if config_file else Path.cwd()
-            config = build_config(settings, self._overrides, root, self._known)
+            try:
+                settings = read_settings(config_file) if config_file else {}
+                config = build_config(settings, self._overrides, root, self._known)
+            except ConfigError as error:
+                config = self._stand_in(config_file, root, error)
             self._by_file[config_file] = config
+        error = self._broken.get(id(config))
+        if error is not None and not self._keep_going:
+            raise error
         return config
+
+    def _stand_in(self, config_file: Path | None, root: Path, error: ConfigError) -> Config:
+        if error.file is None:
+            error.file = config_file
+        config = Config(root=root)
+        self._broken[id(config)] = error
+        if config_file is not None:
+            self.errors[config_file] = error
+        return config
+
+    def broken(self, config: Config) -> ConfigError | None:
+        """The error of the configuration file `config` stands in for, if any."""
+        return self._broken.get(id(config))
 
     def for_path(self, path: str | Path) -> Config:
         """The Config of a file or directory."""
@@ -159,7 +231,10 @@ class Resolver:
                 found = self._nearest[candidate]
                 break
             visited.append(candidate)
-            found = _config_in(candidate)
+            try:
+                found = _config_in(candidate)
+            except ConfigError:  # a pyproject.toml that does not read: reported as its own
+                found = candidate / "pyproject.toml"
             if found is not None:
                 break
         self._nearest.update(dict.fromkeys(visited, found))
@@ -175,9 +250,11 @@ def _read_toml(path: Path) -> dict:
         with path.open("rb") as file:
             return tomllib.load(file)
     except OSError as error:
-        raise ConfigError(f"cannot read {path}: {error.strerror}") from error
+        raise ConfigError(f"cannot read: {error.strerror}", file=path) from error
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"not UTF-8 (TOML must be): {error.reason}", file=path) from error
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path} is not valid TOML: {error}") from error
+        raise ConfigError(f"not valid TOML: {error}", file=path) from error
 
 
 def read_settings(path: Path) -> dict:
@@ -185,7 +262,10 @@ def read_settings(path: Path) -> dict:
     is not a pyproject.toml (a standalone `gradlint.toml`)."""
     data = _read_toml(path)
     if "tool" in data or path.name == "pyproject.toml":
-        return data.get("tool", {}).get("gradlint", {})
+        settings = _tool_table(path, data).get("gradlint", {})
+        if not isinstance(settings, dict):
+            raise ConfigError(f"tool.gradlint must be a table, got {_shown(settings)}", file=path)
+        return settings
     return data
 
 
@@ -193,66 +273,100 @@ def build_config(settings: dict, overrides: dict, root: Path, known_codes: set[s
     """A validated Config from file settings, replaced key by key by `overrides`.
 
     Both dicts use the kebab-case keys of `[tool.gradlint]`; `known_codes` are the codes
-    of the rule catalogue, against which every code and prefix is checked.
+    of the rule catalogue, against which every code and prefix is checked. ConfigError
+    lists every problem found, not only the first. A probe-timeout from `settings` (a
+    configuration file) is capped at CONFIG_PROBE_TIMEOUT_CAP; one from `overrides` is not.
     """
+    problems: list[str] = []
     unknown = sorted(set(settings) - set(_KEYS))
     if unknown:
-        raise ConfigError(
+        problems.append(
             f"unknown setting(s) {', '.join(unknown)} in [tool.gradlint]; "
             f"known settings: {', '.join(_KEYS)}"
         )
     merged = {**settings, **{k: v for k, v in overrides.items() if v is not None}}
     values: dict = {"root": root}
-    for key in _LIST_KEYS:
+
+    def check(key: str, read: Callable) -> None:
+        """values[key's field] = read(merged[key]) when the key is set; its problem noted."""
         if key in merged:
-            strings = _strings(key, merged[key])
-            upper = key in _CODE_KEYS  # rule codes are case-insensitive
-            values[key.replace("-", "_")] = tuple(s.upper() for s in strings) if upper else strings
-    if "per-file-ignores" in merged:
-        values["per_file_ignores"] = _per_file_ignores(merged["per-file-ignores"])
-    if "extend-per-file-ignores" in merged:
-        extra = _per_file_ignores(merged["extend-per-file-ignores"])
+            try:
+                values[key.replace("-", "_")] = read(merged[key])
+            except ConfigError as error:
+                problems.extend(error.problems)
+
+    for key in _LIST_KEYS:
+        upper = key in _CODE_KEYS  # rule codes are case-insensitive
+        check(key, functools.partial(_strings, key, upper=upper, globs="exclude" in key))
+    check("per-file-ignores", _per_file_ignores)
+    check("extend-per-file-ignores", _per_file_ignores)
+    if "extend_per_file_ignores" in values:
         combined = dict(values.get("per_file_ignores", {}))
-        for pattern, codes in extra.items():
+        for pattern, codes in values.pop("extend_per_file_ignores").items():
             combined[pattern] = combined.get(pattern, ()) + codes
         values["per_file_ignores"] = combined
-    if "force-exclude" in merged:
-        force = merged["force-exclude"]
-        if not isinstance(force, bool):
-            raise ConfigError(f"force-exclude must be true or false, got {force!r}")
-        values["force_exclude"] = force
-    if "no-grad-contexts" in merged:
-        values["no_grad_contexts"] = _strings("no-grad-contexts", merged["no-grad-contexts"])
-    if "probe" in merged:
-        values["probe"] = _probe_mode(merged["probe"])
-    if "probe-timeout" in merged:
-        values["probe_timeout"] = _timeout(merged["probe-timeout"])
-    if "probe-modules" in merged:
-        values["probe_modules"] = _probe_modules(merged["probe-modules"])
-    if "max-depth" in merged:
-        values["max_depth"] = _positive_int("max-depth", merged["max-depth"])
+    check("force-exclude", _boolean)
+    check("no-grad-contexts", functools.partial(_strings, "no-grad-contexts"))
+    check("probe", _probe_mode)
+    check("probe-timeout", _timeout)
+    if "probe_timeout" in values and overrides.get("probe-timeout") is None:
+        values["probe_timeout"] = min(values["probe_timeout"], CONFIG_PROBE_TIMEOUT_CAP)
+    check("probe-modules", _probe_modules)
+    check("max-depth", _max_depth)
     cache_dir = merged.get("cache-dir", DEFAULT_CACHE_DIR)
     if not isinstance(cache_dir, str | Path):
-        raise ConfigError(f"cache-dir must be a path, got {cache_dir!r}")
-    values["cache_dir"] = None if merged.get("no-cache") else root / cache_dir
+        problems.append(f"cache-dir must be a path, got {_shown(cache_dir)}")
+    else:
+        values["cache_dir"] = None if merged.get("no-cache") else root / cache_dir
     config = replace(Config(), **values)
-    _check_codes(config, known_codes)
+    problems += _code_problems(config, known_codes)
+    if not (config.select or config.extend_select) and not problems:
+        problems.append("select and extend-select name no rule: nothing would be checked")
+    if problems:
+        raise ConfigError(*problems)
     return config
 
 
-def _strings(key: str, value) -> tuple[str, ...]:
+def _shown(value) -> str:
+    """A value's repr, cut to a readable length."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _strings(key: str, value, upper: bool = False, globs: bool = False) -> tuple[str, ...]:
+    """A list of strings (or one comma-separated string), stripped, empty ones dropped;
+    rule codes upper-cased, glob patterns checked."""
     if isinstance(value, str):
         value = value.split(",")
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{key} must be a list of strings, got {value!r}")
-    return tuple(v.strip() for v in value if v.strip())
+        raise ConfigError(f"{key} must be a list of strings, got {_shown(value)}")
+    strings = tuple(v.strip().upper() if upper else v.strip() for v in value if v.strip())
+    if globs:
+        bad = [f"{key}: {problem}" for pattern in strings if (problem := _bad_glob(pattern))]
+        if bad:
+            raise ConfigError(*bad)
+    return strings
+
+
+def _bad_glob(pattern: str) -> str | None:
+    """Why `pattern` is not a gitignore-style pattern gradlint can match, or None."""
+    try:
+        pattern_spec((pattern,))
+    except Exception as error:  # noqa: BLE001 - pathspec raises re.error, ValueError, ...
+        return f"bad glob {pattern!r} ({error})"
+    return None
 
 
 def _per_file_ignores(value) -> dict[str, tuple[str, ...]]:
     if not isinstance(value, dict):
-        raise ConfigError(f"per-file-ignores must be a table of glob = [codes], got {value!r}")
+        raise ConfigError(
+            f"per-file-ignores must be a table of glob = [codes], got {_shown(value)}"
+        )
+    problems = [f"per-file-ignores: {bad}" for pattern in value if (bad := _bad_glob(pattern))]
+    if problems:
+        raise ConfigError(*problems)
     return {
-        str(pattern): tuple(c.upper() for c in _strings(f"per-file-ignores[{pattern!r}]", codes))
+        str(pattern): _strings(f"per-file-ignores[{pattern!r}]", codes, upper=True)
         for pattern, codes in value.items()
     }
 
@@ -268,6 +382,12 @@ def parse_per_file_ignores(text: str) -> dict[str, tuple[str, ...]]:
     return {pattern: tuple(c.upper() for c in codes) for pattern, codes in result.items()}
 
 
+def _boolean(value) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"force-exclude must be true or false, got {_shown(value)}")
+    return value
+
+
 def _probe_mode(value) -> str | None:
     if value is True:
         return "definitions"
@@ -276,7 +396,7 @@ def _probe_mode(value) -> str | None:
     if value in PROBE_MODES:
         return value
     raise ConfigError(
-        f'probe must be true, false, "witness", "definitions" or "exec", got {value!r}'
+        f'probe must be true, false, "witness", "definitions" or "exec", got {_shown(value)}'
     )
 
 
@@ -301,32 +421,41 @@ def _probe_modules(value) -> dict[str, dict]:
 
 
 def _timeout(value) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise ConfigError(f"probe-timeout must be a positive number of seconds, got {value!r}")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0 < value < float("inf")  # nan too
+    ):
+        raise ConfigError(
+            f"probe-timeout must be a positive, finite number of seconds, got {_shown(value)}"
+        )
     return float(value)
 
 
-def _positive_int(key: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{key} must be a positive integer, got {value!r}")
+def _max_depth(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_DEPTH_LIMIT:
+        raise ConfigError(
+            f"max-depth must be an integer from 1 to {MAX_DEPTH_LIMIT}, got {_shown(value)}"
+        )
     return value
 
 
-def _check_codes(config: Config, known_codes: set[str]) -> None:
+def _code_problems(config: Config, known_codes: set[str]) -> list[str]:
     written = {
         "select": config.select,
         "ignore": config.ignore,
         "extend-select": config.extend_select,
         **{f"per-file-ignores[{p!r}]": codes for p, codes in config.per_file_ignores.items()},
     }
-    problems = [
+    unknown = [
         f"{key}: {code}"
         for key, codes in written.items()
         for code in codes
         if not any(known.startswith(code) for known in known_codes)
     ]
-    if problems:
-        raise ConfigError(
-            f"unknown rule code(s) or prefix(es): {'; '.join(problems)} "
-            f"(see `gradlint rules` for the known codes)"
-        )
+    if not unknown:
+        return []
+    return [
+        f"unknown rule code(s) or prefix(es): {'; '.join(unknown)} "
+        f"(see `gradlint rules` for the known codes)"
+    ]

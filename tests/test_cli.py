@@ -65,7 +65,7 @@ def test_config_errors_exit_2_and_name_the_problem(project, capsys):
     code, _, err = _run(capsys, "--config", "pyproject.toml")
     assert code == 2 and "selct" in err
     code, _, err = _run(capsys, "--config", "missing.toml")
-    assert code == 2 and "cannot read missing.toml" in err
+    assert code == 2 and "missing.toml: cannot read" in err
 
 
 def test_unknown_code_on_the_command_line(project, capsys):

@@ -108,7 +108,9 @@ def test_probe_values():
         ({"select": 3}, "select must be a list of strings"),
         ({"per-file-ignores": ["GL1"]}, "per-file-ignores must be a table"),
         ({"probe": "yes"}, "probe must be"),
-        ({"probe-timeout": 0}, "probe-timeout must be a positive number"),
+        ({"probe-timeout": 0}, "probe-timeout must be a positive, finite number"),
+        ({"max-depth": 10**20}, "max-depth must be an integer from 1 to 10000"),
+        ({"exclude": ["a\\"]}, "exclude: bad glob"),
     ],
 )
 def test_bad_settings_are_named(settings, named):

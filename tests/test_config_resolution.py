@@ -78,10 +78,73 @@ def test_a_flag_replaces_the_setting_in_every_configuration(two_projects, capsys
 
 
 def test_an_invalid_configuration_met_while_walking_exits_2(two_projects, capsys):
+    """Its files are not linted, the others are; exit 2 at the end, the file named."""
     (two_projects / "b/sub/gradlint.toml").write_text('selct = ["GL1"]\n')
-    code, out, err = lines(capsys, "a", "b")
+    code, out, err = lines(capsys, "a", "b", "--jobs", "1")
+    assert code == 2
+    assert [line.split(":")[0] for line in out] == ["a/pkg/leaf.py", "b/m.py"]
+    assert "b/sub/gradlint.toml: unknown setting(s) selct" in err
+
+
+# Each value of issue 35 that gave "internal error", exit 2 and no report: (the file's
+# text, what the error names).
+BAD_CONFIGURATIONS = {
+    "huge max-depth": ("[tool.gradlint]\nmax-depth = 99999999999999999999\n", "max-depth"),
+    "bad glob": ('[tool.gradlint]\nextend-exclude = ["[z-a]"]\n', "extend-exclude: bad glob"),
+    "tool = 5": ("tool = 5\n", "tool must be a table"),
+    "gradlint = 5": ("[tool]\ngradlint = 5\n", "tool.gradlint must be a table"),
+    "probe-timeout nan": ("[tool.gradlint]\nprobe-timeout = nan\n", "probe-timeout"),
+    "probe-timeout inf": ("[tool.gradlint]\nprobe-timeout = inf\n", "probe-timeout"),
+    "not UTF-8": (b"[tool.gradlint]\n# \xff\xfe\n", "not UTF-8"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_CONFIGURATIONS)
+def test_a_bad_value_in_one_configuration_stops_only_its_files(two_projects, capsys, case):
+    text, named = BAD_CONFIGURATIONS[case]
+    pyproject = two_projects / "a/pyproject.toml"
+    pyproject.write_bytes(text if isinstance(text, bytes) else text.encode())
+    code, out, err = lines(capsys, "a", "b", "--jobs", "1")
+    assert code == 2
+    assert [line.split(":")[0] for line in out] == ["b/m.py", "b/sub/m.py"]
+    assert f"a/pyproject.toml: {named}" in err
+    assert "a/pyproject.toml: the files it configures were not linted" in err
+    assert "internal error" not in err
+
+
+def test_every_problem_of_a_configuration_is_listed(two_projects, capsys):
+    (two_projects / "a/pyproject.toml").write_text(
+        '[tool.gradlint]\nmax-depth = 0\nselect = 5\nprobe = "x"\nextend-exclude = ["[z-a]"]\n'
+    )
+    code, _, err = lines(capsys, "a")
+    assert code == 2
+    for key in ("max-depth", "select", "probe", "extend-exclude"):
+        assert f"gradlint: error: a/pyproject.toml: {key}" in err
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--probe-timeout", "inf"], "--probe-timeout"),
+        (["--probe-timeout", "nan"], "--probe-timeout"),
+        (["--select", ""], "name no rule"),
+    ],
+)
+def test_bad_flags_exit_2_saying_why(two_projects, capsys, flags, named):
+    code, out, err = lines(capsys, "a", *flags)
     assert (code, out) == (2, [])
-    assert "unknown setting(s) selct" in err
+    assert named in err and "internal error" not in err
+
+
+def test_a_projects_probe_timeout_is_capped_and_the_flag_may_raise_it(tmp_path):
+    from gradlint.config import CONFIG_PROBE_TIMEOUT_CAP
+
+    tree(tmp_path, {"pyproject.toml": "[tool.gradlint]\nprobe-timeout = 1000000\n"})
+    known = {"GL101"}
+    config = Resolver({}, known).for_path(tmp_path / "m.py")
+    assert config.probe_timeout == CONFIG_PROBE_TIMEOUT_CAP
+    raised = Resolver({"probe-timeout": 600.0}, known).for_path(tmp_path / "m.py")
+    assert raised.probe_timeout == 600.0
 
 
 def test_gradlint_toml_wins_over_pyproject_in_the_same_directory(tmp_path):

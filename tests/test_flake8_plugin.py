@@ -141,3 +141,28 @@ def test_select_gl_reports_a_file_flake8_cannot_parse(tmp_path):
     assert flake8("--extend-ignore", "E999", "broken.py", cwd=tmp_path) == []
     pyflakes_only = run("flake8", "--isolated", "--select", "F", "broken.py", cwd=tmp_path)
     assert pyflakes_only.stdout == b""  # no GL in the selection: flake8's own choice stands
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        (b"tool = 5\n", "tool must be a table"),
+        (b"[tool]\ngradlint = 5\n", "tool.gradlint must be a table"),
+        (b"[tool.gradlint]\n# \xff\xfe\n", "not UTF-8"),
+        (b'[tool.gradlint]\nextend-exclude = ["[z-a]"]\nmax-depth = 0\n', "max-depth"),
+    ],
+)
+def test_a_bad_configuration_is_gl902_on_its_files_only(tmp_path, text, named):
+    """A real flake8 run: the files under the bad configuration get GL902 naming the file
+    and the problem (every problem, in one line), the others their findings; no
+    traceback."""
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "pyproject.toml").write_bytes(text)
+    (tmp_path / "bad" / "scale.py").write_text(MODULE_WITH_BACKWARD.format(comment=""))
+    (tmp_path / "scale.py").write_text(MODULE_WITH_BACKWARD.format(comment=""))
+    done = run("flake8", "--isolated", "--select", "GL", ".", cwd=tmp_path)
+    assert done.returncode == 1 and b"Traceback" not in done.stderr, done.stderr.decode()
+    found = sorted(done.stdout.decode().splitlines())
+    assert [line.split(": ", 1)[0] for line in found] == ["./bad/scale.py:1:1", "./scale.py:8:9"]
+    assert found[0].split(": ", 1)[1].startswith("GL902 gradlint cannot run: bad/pyproject.toml")
+    assert named in found[0]
