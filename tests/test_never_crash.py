@@ -212,6 +212,59 @@ def test_what_the_symbol_table_rejects_is_gl001(statement):
     assert found.code == "GL001" and found.line >= 2
 
 
+# Statements CPython's parser accepts and its compiler rejects (compile raises).
+COMPILE_STAGE = [
+    "return 1\n",
+    "class A:\n    return 1\n",
+    "break\n",
+    "if x:\n    continue\n",
+    "yield 1\n",
+    "async def f():\n    yield 1\n    return 2\n",
+    "for x in y:\n    try:\n        pass\n    except* ValueError:\n        break\n",
+    "match x:\n    case _:\n        pass\n    case 1:\n        pass\n",
+    "match x:\n    case y:\n        pass\n    case 1:\n        pass\n",
+    "def f():\n    await g()\n",
+    "def f():\n    return [i async for i in y]\n",
+    "*a = b\n",
+]
+
+
+@pytest.mark.parametrize("statement", COMPILE_STAGE)
+def test_what_the_compiler_rejects_is_gl001_with_its_message(statement, tmp_path, capsys):
+    """A user's run: GL001 at CPython's line and column with CPython's message."""
+    source = "import torch\n" + statement
+    with pytest.raises(SyntaxError) as expected:
+        compile(source, "m.py", "exec", dont_inherit=True)
+    error = expected.value
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    assert main([str(path), "--no-cache"]) == 1
+    out = capsys.readouterr().out
+    assert out == f"{path}:{error.lineno}:{error.offset}: GL001 Cannot parse: {error.msg}\n"
+
+
+def test_a_deep_file_is_compiled_to_the_end_when_within_max_depth():
+    """A file deeper than the compilation's own bound is measured on CPython's tree, then
+    compiled at the deep thread's limit: its compile-stage error is still found."""
+    from gradlint.depth import compiles_within
+
+    source = "import torch\n" + _nested("sum", 1100) + "return 1\n"
+    assert compiles_within(source.encode(), "case.py", 1200) == (False, False)
+    [found] = lint_source("case.py", source, Config(max_depth=1200)).diagnostics
+    assert (found.code, found.line, found.message) == (
+        "GL001",
+        3,
+        "Cannot parse: 'return' outside function",
+    )
+
+
+def test_a_notebook_may_await_at_top_level_as_ipython_does():
+    source = "import torch\nx = await f()\nasync for a in b:\n    pass\n"
+    assert lint_source("nb.ipynb", source).diagnostics == []
+    [found] = lint_source("nb.ipynb", source + "return 1\n").diagnostics
+    assert found.message == "Cannot parse: 'return' outside function"
+
+
 def test_a_chain_deeper_than_max_depth_is_gl001_saying_why():
     source = "import torch\nx = " + " + ".join(["a"] * 300) + "\n"
     result = lint_source("case.py", source, Config(max_depth=200))
