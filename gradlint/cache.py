@@ -1,14 +1,18 @@
 """The result cache: a file already linted with the same gradlint, settings and content
 costs a hash and a read.
 
-One JSON entry per file under `<cache-dir>/v1/<2 hex>/<key>`, where the key hashes:
+One JSON entry per file under `<cache-dir>/v2/<2 hex>/<key>`, where the key hashes:
 gradlint's version and a fingerprint of its code and rule catalogue (an edited checkout
 never serves stale results), the file's effective settings, its path (findings carry it,
 `per-file-ignores` match it), its bytes, and `index_key(path)`, the hook for facts that
 come from other files (empty while every rule looks at one file). Entries are written
 atomically (a temporary file renamed over the entry), so concurrent runs never read a
-half-written one; an entry that does not decode is a miss. JSON, not pickle: a cache
-directory checked into a repository must not be able to run code.
+half-written one. An entry is served only when it names the request (the file's path,
+the hash of its bytes, the hash of the settings and gradlint's code) and every field of
+every finding has its declared type: an entry copied under another file's key, or one
+with `"line": "abc"`, is a miss. JSON, not pickle: a cache directory checked into a
+repository must not be able to run code. (Whoever can write the directory can still
+forge a well-formed entry for a request: it holds no secret.)
 
 The directory holds a `CACHEDIR.TAG` (backup tools skip it) and a `.gitignore` of `*`.
 """
@@ -37,15 +41,21 @@ def hashed(data: bytes = b"") -> blake2b:
     return blake2b(data, digest_size=32)
 
 
-SCHEMA = "v1"
+SCHEMA = "v2"
 NO_CACHE_ENV = "GRADLINT_NO_CACHE"
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
     "# This file is a cache directory tag created by gradlint.\n"
     "# For information about cache directory tags see https://bford.info/cachedir/\n"
 )
-_TYPES = {cls.__name__: cls for cls in (Diagnostic, Fix, Edit, Witness)}
-_ENUMS = {cls.__name__: cls for cls in (Severity, Applicability)}
+# What a field's annotation may name, and how a decoded value is checked against it.
+_KINDS = {
+    "int": int,
+    "str": str,
+    "dict": dict,
+    "None": type(None),
+    **{cls.__name__: cls for cls in (Diagnostic, Fix, Edit, Witness, Severity, Applicability)},
+}
 
 
 def index_key(path: str) -> bytes:
@@ -82,6 +92,15 @@ def enabled() -> bool:
     return not os.environ.get(NO_CACHE_ENV)
 
 
+@dataclasses.dataclass(frozen=True)
+class EntryKey:
+    """What names one entry: its file name (`name`), and the request it must match."""
+
+    name: str
+    path: str
+    source_hash: str
+
+
 class ResultCache:
     """The cache of one run's settings in `directory`."""
 
@@ -91,25 +110,37 @@ class ResultCache:
         self._run_key = hashed(f"{code_fingerprint()}\0{settings}".encode()).digest()
         self._prepared = False
 
-    def key(self, path: str, source: bytes) -> str:
+    def key(self, path: str, source: bytes) -> EntryKey:
+        source_hash = hashed(source).digest()
         digest = hashed(self._run_key)
-        for part in (os.fsencode(path), hashed(source).digest(), index_key(path)):
+        for part in (os.fsencode(path), source_hash, index_key(path)):
             digest.update(len(part).to_bytes(8, "little"))
             digest.update(part)
-        return digest.hexdigest()
+        return EntryKey(digest.hexdigest(), path, source_hash.hex())
 
-    def _entry(self, key: str) -> Path:
-        return self.directory / key[:2] / key
+    def _entry(self, key: EntryKey) -> Path:
+        return self.directory / key.name[:2] / key.name
 
-    def get(self, key: str) -> list[Diagnostic] | None:
-        """The findings stored under `key`, or None (absent, unreadable or corrupt)."""
+    def _request(self, key: EntryKey) -> dict:
+        """What an entry records of the request it answers (`get` compares it)."""
+        return {"path": key.path, "source": key.source_hash, "settings": self._run_key.hex()}
+
+    def get(self, key: EntryKey) -> list[Diagnostic] | None:
+        """The findings stored under `key`, or None: absent, unreadable, corrupt, made for
+        another request, or a field of the wrong type."""
         try:
-            found = [_decode(item) for item in json.loads(self._entry(key).read_bytes())]
-        except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
+            entry = json.loads(self._entry(key).read_bytes())
+            if not isinstance(entry, dict) or entry.get("request") != self._request(key):
+                return None
+            found = entry["diagnostics"]
+            if not isinstance(found, list):
+                return None
+            diagnostics = [_decode_as(Diagnostic, item) for item in found]
+        except (OSError, ValueError, TypeError, KeyError, RecursionError):
             return None
-        return found if all(isinstance(d, Diagnostic) for d in found) else None
+        return diagnostics if all(d.path == key.path for d in diagnostics) else None
 
-    def put(self, key: str, diagnostics: list[Diagnostic]) -> None:
+    def put(self, key: EntryKey, diagnostics: list[Diagnostic]) -> None:
         """Store atomically; a cache that cannot be written is silently skipped."""
         import tempfile  # 5 ms to import: not in a run that only reads the cache
 
@@ -117,7 +148,9 @@ class ResultCache:
         try:
             self._prepare()
             entry.parent.mkdir(exist_ok=True)
-            data = json.dumps([_encode(d) for d in diagnostics]).encode()
+            data = json.dumps(
+                {"request": self._request(key), "diagnostics": [_encode(d) for d in diagnostics]}
+            ).encode()
             handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
             try:
                 with os.fdopen(handle, "wb") as file:
@@ -156,14 +189,50 @@ def _encode(value):
     raise TypeError(f"cannot cache a {type(value).__name__}")
 
 
-def _decode(value):
-    if isinstance(value, list):
-        return tuple(_decode(item) for item in value)
-    if not isinstance(value, dict):
-        return value
-    if "__enum__" in value:
-        return _ENUMS[value["__enum__"]](value["value"])
-    fields = {key: _decode(item) for key, item in value.items() if key != "__type__"}
-    if "__type__" in value:
-        return _TYPES[value["__type__"]](**fields)
-    return fields
+class _Invalid(ValueError):
+    """An entry's value does not have the type its field declares."""
+
+
+def _decode_as(kind: type, value):
+    """The dataclass `kind` from its encoding, every field present and of the type its
+    annotation names (an int is not a bool); _Invalid otherwise."""
+    if not isinstance(value, dict) or value.get("__type__") != kind.__name__:
+        raise _Invalid(kind.__name__)
+    types = _field_types(kind)
+    if value.keys() - {"__type__"} != types.keys():
+        raise _Invalid(kind.__name__)
+    return kind(**{name: _decode_field(types[name], value[name]) for name in types})
+
+
+def _decode_field(alternatives: tuple, value):
+    for kind in alternatives:
+        if isinstance(kind, tuple):  # ("tuple", item kind): a tuple encoded as a list
+            if isinstance(value, list):
+                return tuple(_decode_as(kind[1], item) for item in value)
+        elif dataclasses.is_dataclass(kind):
+            if isinstance(value, dict) and value.get("__type__") == kind.__name__:
+                return _decode_as(kind, value)
+        elif issubclass(kind, Enum):
+            if isinstance(value, dict) and value.get("__enum__") == kind.__name__:
+                return kind(value["value"])
+        elif isinstance(value, kind) and not isinstance(value, bool):
+            if kind is dict and not all(isinstance(key, str) for key in value):
+                continue
+            return value
+    raise _Invalid(str(alternatives))
+
+
+@cache
+def _field_types(kind: type) -> dict[str, tuple]:
+    """Each field of the dataclass `kind` and the types its annotation (a string: `int`,
+    `Fix | None`, `tuple[Edit, ...]`) allows."""
+    types = {}
+    for field in dataclasses.fields(kind):
+        alternatives = []
+        for name in str(field.type).split(" | "):
+            if name.startswith("tuple[") and name.endswith(", ...]"):
+                alternatives.append(("tuple", _KINDS[name[len("tuple[") : -len(", ...]")]]))
+            else:
+                alternatives.append(_KINDS[name])
+        types[field.name] = tuple(alternatives)
+    return types

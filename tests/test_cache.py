@@ -188,3 +188,45 @@ def test_a_run_served_by_the_cache_imports_neither_parser_nor_heavy_modules(proj
     done = subprocess.run([sys.executable, "-c", warm], cwd=project, env=env, capture_output=True)
     assert done.stdout.decode().splitlines()[-1] == "1 []"
     assert "GL303" in done.stdout.decode()  # the finding, read back (decoded for the report)
+
+
+def _entries(directory: Path) -> dict[str, Path]:
+    """Each cache entry under `directory`, by the path of the file it answers."""
+    found = {}
+    for entry in directory.rglob("*"):
+        if entry.is_file() and entry.name not in ("CACHEDIR.TAG", ".gitignore"):
+            found[json.loads(entry.read_bytes())["request"]["path"]] = entry
+    return found
+
+
+LEAF = "import torch\n\nw = torch.zeros(3, requires_grad=True)\nw += 1\n"
+
+
+def test_an_entry_copied_under_another_files_key_is_a_miss(project, capsys, tmp_path_factory):
+    """A shared cache directory where one file's entry was copied over another's: each
+    file still gets its own findings (not the other's twice)."""
+    shared = tmp_path_factory.mktemp("shared") / "cache"
+    (project / "leaf.py").write_text(LEAF)
+    first = lint(capsys, ".", "--cache-dir", str(shared))
+    assert first == (1, [("bad.py", "GL303"), ("leaf.py", "GL101")])
+    entries = _entries(shared)
+    entries["leaf.py"].write_bytes(entries["bad.py"].read_bytes())
+    entries["clean.py"].write_bytes(entries["bad.py"].read_bytes())
+    assert lint(capsys, ".", "--cache-dir", str(shared)) == first
+
+
+@pytest.mark.parametrize("fmt", ["flake8", "full", "github", "json", "sarif"])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("line", "abc"), ("column", None), ("severity", "error"), ("fix", 3), ("cell", True)],
+)
+def test_an_entry_with_an_ill_typed_field_is_a_miss(project, capsys, fmt, field, value):
+    lint(capsys, ".")
+    entry = _entries(project / ".gradlint_cache")["bad.py"]
+    data = json.loads(entry.read_bytes())
+    data["diagnostics"][0][field] = value
+    entry.write_text(json.dumps(data))
+    code = main(["--format", fmt, "--jobs", "1", "."])
+    captured = capsys.readouterr()
+    assert (code, captured.err) == (1, "")
+    assert "GL303" in captured.out and "bad.py" in captured.out
