@@ -93,6 +93,28 @@ FILES = {
         out = model(torch.randn(4, 16))
         model.decoder(out).sum().backward()
     """,
+    # A view made under no_grad, edited in place with grad on: torch raises at the edit.
+    "views.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class Masked(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                h = self.fc(x)
+                with torch.no_grad():
+                    head = h[:, :2]
+                head.zero_()
+                return h
+
+
+        model = Masked()
+        model(torch.randn(3, 4)).sum().backward()
+    """,
 }
 
 
@@ -233,3 +255,11 @@ def test_a_notebook_is_probed_as_its_cells_read_together(report):
     saver = cell_line(3, "return F.relu(x)")
     assert f"cell 3 line {saver} ran the op that saved the tensor for backward" in error["detail"]
     assert "names lines the file does not have" not in json.dumps(report["blocks.ipynb"])
+
+
+def test_an_inplace_edit_of_a_forbidden_view_names_the_view(report):
+    [finding] = [f for f in report["views.py"] if f["code"] == "GL901"]
+    assert finding["line"] == line_of("views.py", "head.zero_()")
+    view = line_of("views.py", "head = h[:, :2]")
+    assert f"(line {view} made the view)" in finding["detail"]
+    assert "A view was created in no_grad mode" in finding["probe"]["message"]

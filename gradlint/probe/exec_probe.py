@@ -362,8 +362,15 @@ class _BackwardSpy:
 _VIEWS = frozenset({"view", "_unsafe_view", "reshape"})
 _VERSION_ERROR = re.compile(r"is at version (?P<now>\d+); expected version (?P<saved>\d+)")
 # `[torch.FloatTensor [2, 8, 8, 8]], which is output 0 of ReluBackward0`: the saved tensor
+# `Output 0 of Split is a view and is being modified inplace`: the op that made the view
+_VIEW_NAMED = re.compile(r"\bOutput \d+ of (?P<op>\w+) is a view\b")
 _SAVED_SHAPE = re.compile(r"\[torch\.\w+ \[(?P<shape>[\d, ]*)\]\]")
 EDIT_LIMIT = 1000  # in-place writes one forward records
+
+
+def _op_name(name: str) -> str:
+    """`SplitWithSizesBackward0`, `Split` and `split_with_sizes` alike: `splitwithsizes`."""
+    return re.sub(r"Backward\d*$", "", name).replace("_", "").lower()
 
 
 def _user_frame(frame, path: str):
@@ -445,6 +452,8 @@ def edit_log(torch, path: str, origins: ModuleOrigins):
             # views whose sizes are the source's in another order: (B, L, H, D) seen as
             # (B, H, L, D) reinterprets the data without moving it
             self.reordered: list[dict] = []
+            # (op, line, its source is a leaf that requires grad, grad mode was on)
+            self.views: list[tuple[str, int, bool, bool]] = []
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
@@ -453,7 +462,16 @@ def edit_log(torch, path: str, origins: ModuleOrigins):
             out = func(*args, **kwargs)
             if func.overloadpacket.__name__ in _VIEWS and len(self.reordered) < EDIT_LIMIT:
                 self._reorder(args[0], out)
+            if func.is_view and args and len(self.views) < EDIT_LIMIT:
+                self._view(func, args[0])
             return out
+
+        def _view(self, func, source) -> None:
+            frame, _ = _user_frame(sys._getframe(2), path)
+            if frame is not None and isinstance(source, torch.Tensor):
+                leaf = source.is_leaf and source.requires_grad
+                name = func.overloadpacket.__name__
+                self.views.append((name, frame.f_lineno, leaf, torch.is_grad_enabled()))
 
         def _reorder(self, source, view) -> None:
             before, after = list(source.shape), list(view.shape)
@@ -502,6 +520,21 @@ def edit_log(torch, path: str, origins: ModuleOrigins):
                 and saved <= edit[1] < now
                 and (shape is None or shape in edit[4])
             ]
+
+        def view_made(self, message: str) -> dict:
+            """`view_at`: the line of the last view of the kind an error about editing a
+            view in place names (of a leaf, made under no_grad, the output of `Split`)."""
+            named = _VIEW_NAMED.search(message)
+            if "a view of a leaf Variable" in message:
+                kinds = [view for view in self.views if view[2]]
+            elif "A view was created in no_grad mode" in message:
+                kinds = [view for view in self.views if not view[3]]
+            elif named is not None:
+                op = _op_name(named["op"])
+                kinds = [view for view in self.views if _op_name(view[0]) == op]
+            else:
+                return {}
+            return {"view_at": kinds[-1][1]} if kinds else {}
 
         def culprits(self, message: str) -> dict:
             """`edited_at`: the lines of the writes that moved the saved tensor (and where
@@ -597,7 +630,7 @@ def _execute(torch, function, path: str, tracer: LineTracer, edits, spy=None) ->
             result["phase"] = "backward" if spy.listening else "forward"
             if forward_trace:  # the op whose backward failed: for a saved tensor, its saver
                 result["error"]["saved_at"] = forward_trace[-1]
-            result["error"].update(edits.culprits(str(error)))
+            result["error"].update(edits.culprits(str(error)), **edits.view_made(str(error)))
     return result
 
 

@@ -597,10 +597,13 @@ def _cause(error: dict) -> tuple[int | None, list[tuple[int, str]]]:
     """The line to change and the related lines of an error, from the probe's facts: for
     a saved tensor modified in place, the write that moved its version (the shape and
     versions torch names), where the layer making it was built or set `inplace`, and the
-    op that saved the tensor (anomaly mode's forward trace)."""
+    op that saved the tensor (anomaly mode's forward trace); for an in-place edit of a
+    view torch forbids, the line that made the view."""
     at = error.get("write_at")
+    view = error.get("view_at")
     if at is None:
-        return None, []
+        raised = error["lines"][-1] if error["lines"] else None
+        return None, [(view, "made the view")] if view is not None and view != raised else []
     related = [
         (line, "built or configured the layer that made this write")
         for line in error.get("layer_at", [])
@@ -755,6 +758,7 @@ _ERROR = {
     "write_at?": int,
     "layer_at?": [int],
     "saved_at?": int,
+    "view_at?": int,
 }
 _RUN = {
     "class": str,
@@ -816,7 +820,7 @@ def malformed_answer(outcome, line_count: int) -> str | None:
         line
         for e in errors
         for line in [*e["lines"], *e.get("edited_at", []), *e.get("layer_at", [])]
-        + [e[key] for key in ("write_at", "saved_at") if key in e]
+        + [e[key] for key in ("write_at", "saved_at", "view_at") if key in e]
     ]
     lines += outcome["executed"]
     for run in outcome["runs"]:
