@@ -186,3 +186,43 @@ def write_atomic(path: str, original: bytes, new: bytes) -> None:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def add_noqa_to_notebook(source: bytes, diagnostics: list[Diagnostic]) -> tuple[bytes, int]:
+    """`--add-noqa` on a notebook: a `# noqa: CODES` comment in each finding's cell, on the
+    line the comment would take in a file of that cell's code (see suppression.add_noqa),
+    written into the cell's source string; the rest of the file is kept byte for byte. A
+    line IPython syntax changed (`files = !ls`) gets none. Returns the new bytes and how
+    many lines got a comment."""
+    from gradlint.notebook import python_lines, replace_in_sources, source_strings
+    from gradlint.suppression import add_noqa
+
+    try:
+        text = source.decode("utf-8")
+    except UnicodeDecodeError:
+        return source, 0
+    strings = source_strings(text)
+    by_cell: dict[int, list[Diagnostic]] = {}
+    for d in diagnostics:
+        if d.cell is not None:
+            by_cell.setdefault(d.cell, []).append(d)
+    edits = []
+    for cell, found in by_cell.items():
+        cell_source = "".join(value for _, value in strings.get(cell, []))
+        script = [line or "" for line in python_lines(cell_source)]
+        with_noqa, _ = add_noqa("".join(f"{line}\n" for line in script).encode(), found)
+        offset = 0
+        for line, before, after in zip(
+            cell_source.splitlines(keepends=True),
+            script,
+            with_noqa.decode().splitlines(),
+            strict=True,
+        ):
+            body = line.splitlines()[0]
+            if after != before and body == before:
+                same = len(os.path.commonprefix([before, after]))
+                edits.append((cell, offset + same, offset + len(before), after[same:]))
+            offset += len(line)
+    if not edits:
+        return source, 0
+    return replace_in_sources(text, strings, edits).encode("utf-8"), len(edits)

@@ -263,19 +263,22 @@ def _probe(diagnostics, mode: str, config: Config, sources: dict[str, str]):
 
 
 def _add_noqa(diagnostics: list[Diagnostic], stdin_name: str | None) -> int:
-    """`--add-noqa`: a `# noqa: CODES` comment on each finding's line, files rewritten.
-    Notebooks, stdin and files that do not parse (GL001) are left alone."""
+    """`--add-noqa`: a `# noqa: CODES` comment on each finding's line (in a notebook, in
+    its cell's source), files rewritten. Stdin and files that do not parse (GL001) are
+    left alone."""
+    from gradlint.autofix import add_noqa_to_notebook
     from gradlint.suppression import add_noqa
 
     by_path: dict[str, list[Diagnostic]] = {}
     for d in diagnostics:
-        if d.cell is None and d.code != "GL001" and d.path != stdin_name:
+        if d.code != "GL001" and d.path != stdin_name:
             by_path.setdefault(d.path, []).append(d)
     added = 0
     for path, found in by_path.items():
         try:
             source = Path(path).read_bytes()
-            new, count = add_noqa(source, found)
+            rewrite = add_noqa_to_notebook if path.endswith(".ipynb") else add_noqa
+            new, count = rewrite(source, found)
             if count:
                 Path(path).write_bytes(new)
         except OSError as error:

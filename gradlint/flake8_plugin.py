@@ -23,6 +23,7 @@ from gradlint import __version__
 from gradlint.catalogue import load_catalogue
 from gradlint.config import ConfigError, Resolver
 from gradlint.discovery import Excluder
+from gradlint.notebook import file_position, source_strings
 from gradlint.runner import ContainedWorker
 
 
@@ -95,5 +96,23 @@ class GradlintPlugin:
             # a finding, not just stderr: flake8 would otherwise pass the file as clean
             headline = error.splitlines()[0].removeprefix(f"{self.filename}: ")
             yield 1, 0, f"{INTERNAL_CODE} gradlint {headline}", type(self)
+        if any(d.cell is not None for d in result.diagnostics):
+            yield from self._in_notebook(result.diagnostics)
+            return
         for d in result.diagnostics:
             yield d.line, d.column - 1, f"{d.code} {d.message}", type(self)
+
+    def _in_notebook(self, diagnostics: list) -> Iterator[tuple[int, int, str, type]]:
+        """A notebook's findings where flake8 reads the file, its JSON: on the line and
+        column of the .ipynb text holding the cell's code (as the command's `github`
+        format places them), the cell's own position after the message, as the command
+        prints it (`cell 3:6:5`)."""
+        text = "".join(self.lines)
+        strings = source_strings(text)
+        for d in diagnostics:
+            if d.cell is None:
+                yield d.line, d.column - 1, f"{d.code} {d.message}", type(self)
+                continue
+            line, column = file_position(text, strings, d.cell, d.line, d.column) or (1, 1)
+            where = f"cell {d.cell}:{d.line}:{d.column}"
+            yield line, column - 1, f"{d.code} {d.message} ({where})", type(self)

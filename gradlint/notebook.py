@@ -111,12 +111,28 @@ def file_lines(text: str) -> dict[int, list[int]]:
     notebook's JSON. What an annotation on the file itself (GitHub's) must point at."""
     breaks = [match.end() for match in re.finditer("\n", text)]
     found: dict[int, list[int]] = {}
+    for number, parts in source_strings(text).items():
+        joined, begins = "", []  # the source, and where each part begins in it
+        for _, value in parts:
+            begins.append(len(joined))
+            joined += value
+        lines, offset = [], 0
+        for line in joined.splitlines(keepends=True):
+            quote = parts[bisect.bisect_right(begins, offset) - 1][0]
+            lines.append(bisect.bisect_right(breaks, quote) + 1)
+            offset += len(line)
+        found[number] = lines
+    return found
 
-    def line_of(offset: int) -> int:
-        return bisect.bisect_right(breaks, offset) + 1
+
+def source_strings(text: str) -> dict[int, list[tuple[int, str]]]:
+    """The JSON strings that make up each cell's source in the notebook's own text: cell
+    number -> (offset of the string's opening quote, its value) of each non-empty one, in
+    order (joined, they are the source). Empty when `text` is not a notebook's JSON."""
+    found: dict[int, list[tuple[int, str]]] = {}
 
     def source(number: int, start: int) -> int:
-        parts: list[tuple[int, str]] = []  # (JSON offset, text) of each string of the source
+        parts: list[tuple[int, str]] = []
 
         def part(_: int, at: int) -> int:
             value, end = _VALUE(text, at)
@@ -125,15 +141,7 @@ def file_lines(text: str) -> dict[int, list[int]]:
             return end
 
         end = _array(text, start, part) if text[start] == "[" else part(0, start)
-        joined, begins = "", []  # the source, and where each part begins in it
-        for _, value in parts:
-            begins.append(len(joined))
-            joined += value
-        lines, offset = [], 0
-        for line in joined.splitlines(keepends=True):
-            lines.append(line_of(parts[bisect.bisect_right(begins, offset) - 1][0]))
-            offset += len(line)
-        found[number] = lines
+        found[number] = parts
         return end
 
     def cell(index: int, start: int) -> int:
@@ -157,6 +165,78 @@ def file_lines(text: str) -> dict[int, list[int]]:
     return found
 
 
+def file_position(
+    text: str, strings: dict[int, list[tuple[int, str]]], cell: int, line: int, column: int
+) -> tuple[int, int] | None:
+    """The 1-based line and column of the notebook's own text (`strings`: its
+    `source_strings`) where column `column` of line `line` of cell `cell` stands (a column
+    past the line's end: its end); None when the cell has no such line."""
+    parts = strings.get(cell, [])
+    lines = "".join(value for _, value in parts).splitlines(keepends=True)
+    if not 1 <= line <= len(lines):
+        return None
+    body = lines[line - 1].splitlines()[0]
+    offset = sum(map(len, lines[: line - 1])) + min(max(column, 1) - 1, len(body))
+    index, within = _locate(parts, offset)
+    raw = _raw_offset(text, parts[index][0], within)
+    line_start = text.rfind("\n", 0, raw) + 1
+    return text.count("\n", 0, line_start) + 1, raw - line_start + 1
+
+
+def replace_in_sources(
+    text: str, strings: dict[int, list[tuple[int, str]]], edits: list[tuple[int, int, int, str]]
+) -> str:
+    """The notebook's text (`strings`: its `source_strings`) with each edit (cell, start,
+    end, new text; offsets within the cell's source, not overlapping) made inside the JSON
+    string that holds it; the rest of the file is kept byte for byte. An edit whose span
+    runs over two of the cell's strings is not made."""
+    raw_edits = []
+    for cell, start, end, new in edits:
+        parts = strings.get(cell, [])
+        if not parts:
+            continue
+        first = _locate(parts, start)
+        last = first if end == start else _locate(parts, end, end=True)
+        if first[0] != last[0]:
+            continue
+        quote = parts[first[0]][0]
+        span = _raw_offset(text, quote, first[1]), _raw_offset(text, quote, last[1])
+        raw_edits.append((*span, json.dumps(new, ensure_ascii=False)[1:-1]))
+    for start, end, new in sorted(raw_edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def _locate(parts: list[tuple[int, str]], offset: int, end: bool = False) -> tuple[int, int]:
+    """(index of the string, offset within it) of the source's `offset`: in the string
+    holding the character at `offset`, or with `end` (a span's end) the one holding the
+    character before it; past the last string, the end of the last one."""
+    begin = 0
+    for index, (_, value) in enumerate(parts):
+        stop = begin + len(value)
+        if (begin < offset <= stop) if end else (begin <= offset < stop):
+            return index, offset - begin
+        begin = stop
+    return len(parts) - 1, len(parts[-1][1])
+
+
+def _raw_offset(text: str, quote: int, within: int) -> int:
+    """Where character `within` of the JSON string whose opening quote is at `quote`
+    stands in the text (escapes counted as the one character they decode to)."""
+    at = quote + 1
+    for _ in range(within):
+        if text[at] != "\\":
+            at += 1
+        elif text[at + 1] != "u":
+            at += 2
+        elif _SURROGATE_PAIR.match(text, at):  # one character of the decoded value
+            at += 12
+        else:
+            at += 6
+    return at
+
+
+_SURROGATE_PAIR = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 _VALUE = json.JSONDecoder().scan_once  # (value, end) of the JSON value at an offset
 _SPACE = re.compile(r"[ \t\n\r]*")
 
@@ -207,6 +287,12 @@ def _is_python(metadata) -> bool:
         if isinstance(info, dict) and isinstance(info.get(language), str):
             return info[language].lower() == "python"
     return True
+
+
+def python_lines(source: str) -> list[str | None]:
+    """Each line of a code cell's source as the notebook's script has it (None: not part
+    of the script), numbered as the cell's lines are."""
+    return _python_lines(source.splitlines())
 
 
 def _python_lines(lines: list[str]) -> list[str | None]:

@@ -166,3 +166,37 @@ def test_a_bad_configuration_is_gl902_on_its_files_only(tmp_path, text, named):
     assert [line.split(": ", 1)[0] for line in found] == ["./bad/scale.py:1:1", "./scale.py:8:9"]
     assert found[0].split(": ", 1)[1].startswith("GL902 gradlint cannot run: bad/pyproject.toml")
     assert named in found[0]
+
+
+def test_a_named_notebook_is_reported_where_its_json_holds_the_cells_code(tmp_path):
+    """flake8 reads an .ipynb file as its JSON text: each finding stands on the line and
+    column of that text where the cell's code is written (the line the command's `github`
+    format names), the cell's own position after the message as the command prints it."""
+    import json
+
+    cells = ["import torch.nn as nn\n", "%time 1\n" + MODULE_WITH_BACKWARD.format(comment="")]
+    sources = [cell.splitlines(keepends=True) for cell in cells]
+    notebook = {
+        "cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# Notes\n"]}]
+        + [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "source": s, "execution_count": 1}
+            for s in sources
+        ],
+        "metadata": {"language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    text = json.dumps(notebook, indent=1)
+    (tmp_path / "exp.ipynb").write_text(text)
+    cli = run("gradlint", "exp.ipynb", cwd=tmp_path).stdout.decode()
+    assert cli.startswith("exp.ipynb:cell 3:9:9: GL303 `Scale.backward` ")
+    message = cli.split(" GL303 ", 1)[1].strip()
+    [found] = flake8("exp.ipynb", cwd=tmp_path)
+    where, rest = found.split(" GL303 ")
+    assert rest == f"{message} (cell 3:9:9)"
+    _, line, column, _ = where.split(":")
+    assert (
+        text.splitlines()[int(line) - 1][int(column) - 1 :] == 'backward(self, grad_output):\\n",'
+    )
+    github = run("gradlint", "--format", "github", "exp.ipynb", cwd=tmp_path).stdout.decode()
+    assert f",line={line},endLine={line}," in github

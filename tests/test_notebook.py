@@ -5,7 +5,14 @@ import json
 import pytest
 
 from gradlint.cli import main
-from gradlint.notebook import NotebookError, file_lines, read_notebook
+from gradlint.notebook import (
+    NotebookError,
+    file_lines,
+    file_position,
+    read_notebook,
+    replace_in_sources,
+    source_strings,
+)
 
 SETUP = "import torch\nimport torch.nn as nn\n\nlayer = nn.Linear(3, 3)\n"
 MAGICS = "%matplotlib inline\n!pip install tqdm\nfiles = !ls\nlayer?\n"
@@ -180,3 +187,56 @@ def test_a_syntax_error_in_a_cell_is_gl001_in_that_cell(tmp_path, monkeypatch, c
     code, out, _ = run(capsys, "nb.ipynb")
     assert code == 1 and out.startswith("nb.ipynb:cell 2:1:")
     assert " GL001 " in out
+
+
+ESCAPED = 'print("tab\\there", "\u00e9\U0001f600")\np += 1  # "quoted"\n'
+
+
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+@pytest.mark.parametrize("one_string", [True, False])
+def test_file_positions_count_escapes_as_one_character(ensure_ascii, one_string):
+    """A cell position -> the line and column of the .ipynb text where that character of
+    the source is written, JSON escapes (`\\t`, `\\"`, `\\u00e9`, a surrogate pair) counted
+    as the one character they stand for."""
+    data = json.loads(notebook(SETUP, ESCAPED))
+    if one_string:
+        data["cells"][1]["source"] = ESCAPED
+    text = json.dumps(data, indent=1, ensure_ascii=ensure_ascii)
+    strings = source_strings(text)
+    lines = text.splitlines()
+    for line, column, written in [(1, 1, "print("), (1, 24, ")"), (2, 1, "p += 1"), (2, 9, "#")]:
+        file_line, file_column = file_position(text, strings, 2, line, column)
+        assert lines[file_line - 1][file_column - 1 :].startswith(written), (line, column)
+    assert file_position(text, strings, 2, 3, 1) is None  # the cell has two lines
+    assert file_position(text, strings, 9, 1, 1) is None
+
+
+def test_replacing_in_sources_keeps_the_rest_of_the_file_byte_for_byte():
+    text = json.dumps(json.loads(notebook(SETUP, ESCAPED)), indent=1)
+    strings = source_strings(text)
+    end = len('p += 1  # "quoted"')
+    start = len(ESCAPED.splitlines(keepends=True)[0])
+    new = replace_in_sources(text, strings, [(2, start + end, start + end, "  # é")])
+    assert new == text.replace('# \\"quoted\\"\\n"', '# \\"quoted\\"  # é\\n"')
+    assert read_notebook(new).cells[2].splitlines()[1] == 'p += 1  # "quoted"  # é'
+
+
+def test_add_noqa_writes_into_the_cells_source_and_the_project_then_passes(exp, capsys):
+    """`--add-noqa` on a notebook: the comment goes into the cell's source line (the last
+    line of a multi-line statement; codes added to an existing `# noqa: ...`), never onto
+    a line IPython syntax changed, and the notebook then passes."""
+    statement = "p = torch.ones(3, requires_grad=True)\np.add_(\n    1\n)  # noqa: GL999\n"
+    (exp.parent / "two.ipynb").write_text(notebook(SETUP, statement, ("markdown", "x")))
+    (exp.parent / "clean.py").write_text("import torch\n")
+    before = exp.read_text()
+    code, out, _ = run(capsys, ".")
+    assert code == 1 and len(out.splitlines()) == 2
+    code, _, err = run(capsys, "--add-noqa", ".")
+    assert code == 0 and "Added 2 noqa directives." in err
+    assert run(capsys, ".") == (0, "", "")
+    cells = read_notebook(exp.read_text()).cells
+    assert cells[3].splitlines()[:3] == MAGICS.splitlines()[:3]  # magics untouched
+    assert cells[3].splitlines()[5] == "    p += 1  # noqa: GL101"
+    assert exp.read_text() == before.replace("p += 1\\n", "p += 1  # noqa: GL101\\n")
+    two = read_notebook((exp.parent / "two.ipynb").read_text()).cells[2].splitlines()
+    assert two[3] == ")  # noqa: GL101, GL999"
