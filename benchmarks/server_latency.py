@@ -1,14 +1,19 @@
-"""How soon `gradlint server` publishes a file's first diagnostics, by wall clock and by
-the server's own CPU time (the figure to trust on a busy machine).
+"""How soon `gradlint server` publishes diagnostics, by wall clock and by CPU time (the
+figure to trust on a busy machine).
 
     python benchmarks/server_latency.py                    # a 300-line file, 5 fresh servers
     python benchmarks/server_latency.py model.py --runs 10 # any files
+    python benchmarks/server_latency.py --edits 10         # + typing: syntax broken, mended
+    python benchmarks/server_latency.py --huge 5           # + a small file beside a 5 MB one
 
 Each run starts a fresh server, answers `initialize`, then opens the file and waits for
 its `publishDiagnostics`: the first diagnostics after initialize, as an editor sees them.
-CPU time is the server process's user + system time (`/proc/<pid>/stat`, all threads)
-spent between the `didOpen` and the diagnostics. The JSON-RPC client here is the one
-tests/test_server.py drives the server with.
+CPU time is the user + system time of the server and its lint workers (`/proc/<pid>/stat`,
+all threads) spent between the `didOpen` and the diagnostics. `--edits N` then changes the
+300-line file N times, alternately breaking its syntax (a GL001) and mending it, each
+answer timed from the `didChange` (the server's 0.25 s debounce included). `--huge MB`
+opens a file of MB megabytes, then a small one, and times the small one's diagnostics.
+The JSON-RPC client here is the one tests/test_server.py drives the server with.
 """
 
 from __future__ import annotations
@@ -208,10 +213,65 @@ def first_diagnostics(directory: Path, name: str, text: str) -> dict:
         client.close()
 
 
+def edit_latencies(directory: Path, edits: int) -> list[tuple[str, float, float]]:
+    """Code, wall and CPU seconds of each answer to `edits` changes of the 300-line file
+    that break its syntax and mend it in turn."""
+    source = three_hundred_lines()
+    client = Client(directory, {NO_CACHE_ENV: "1"})
+    try:
+        client.initialize(directory)
+        uri = client.open(directory / "typing.py", source)
+        client.diagnostics(uri)
+        answers = []
+        for version in range(2, edits + 2):
+            text = source + "def broken(:\n" if version % 2 == 0 else source
+            cpu, start = client.cpu_seconds(), time.monotonic()
+            client.notify(
+                "textDocument/didChange",
+                {
+                    "textDocument": {"uri": uri, "version": version},
+                    "contentChanges": [{"text": text}],
+                },
+            )
+            found = client.diagnostics(uri, version=version)
+            codes = ",".join(d["code"] for d in found)
+            answers.append((codes, time.monotonic() - start, client.cpu_seconds() - cpu))
+        return answers
+    finally:
+        client.close()
+
+
+def beside_a_huge_file(directory: Path, megabytes: float) -> tuple[float, float]:
+    """Wall seconds to a small file's diagnostics opened 1 s after a huge file, and to
+    the huge file's own next (small) version's."""
+    unit = three_hundred_lines()
+    copies = int(megabytes * 1e6 / len(unit)) + 1
+    huge = "".join(unit.replace("def f", f"def g{i}_") for i in range(copies))
+    client = Client(directory, {NO_CACHE_ENV: "1"})
+    try:
+        client.initialize(directory)
+        huge_uri = client.open(directory / "huge.py", huge)
+        time.sleep(1)
+        start = time.monotonic()
+        client.diagnostics(client.open(directory / "small.py", unit), timeout=600)
+        small = time.monotonic() - start
+        start = time.monotonic()
+        client.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": huge_uri, "version": 2}, "contentChanges": [{"text": unit}]},
+        )
+        client.diagnostics(huge_uri, version=2, timeout=600)
+        return small, time.monotonic() - start
+    finally:
+        client.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--edits", type=int, default=0, metavar="N")
+    parser.add_argument("--huge", type=float, default=0, metavar="MB")
     args = parser.parse_args(argv)
     sources = {path.name: path.read_text(encoding="utf-8") for path in args.files}
     sources = sources or {"three_hundred_lines.py": three_hundred_lines()}
@@ -226,6 +286,24 @@ def main(argv: list[str] | None = None) -> int:
             f"median {median['wall']:.3f} s wall, {median['cpu']:.3f} s CPU "
             f"(max {max(r['cpu'] for r in runs):.3f} s CPU); "
             f"initialize answered after {median['initialize']:.2f} s"
+        )
+    if args.edits:
+        with tempfile.TemporaryDirectory() as directory:
+            answers = edit_latencies(Path(directory), args.edits)
+        for kind in ("GL001", "GL401"):
+            walls = [wall for codes, wall, _ in answers if codes == kind]
+            cpus = [cpu for codes, _, cpu in answers if codes == kind]
+            print(
+                f"edits answered with {kind} ({len(walls)} of {len(answers)}): median "
+                f"{statistics.median(walls):.3f} s wall (max {max(walls):.3f}), "
+                f"{statistics.median(cpus):.3f} s CPU, debounce included"
+            )
+    if args.huge:
+        with tempfile.TemporaryDirectory() as directory:
+            small, newer = beside_a_huge_file(Path(directory), args.huge)
+        print(
+            f"beside a {args.huge:g} MB file being linted: a small file's diagnostics after "
+            f"{small:.2f} s; the big file's next (small) version's after {newer:.2f} s"
         )
     return 0
 

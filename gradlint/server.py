@@ -42,6 +42,7 @@ import struct
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
@@ -64,7 +65,7 @@ from gradlint.suppression import NOQA, statement_spans
 
 DEBOUNCE_SECONDS = 0.25
 CANCEL_AFTER = 1.0  # seconds a lint may run before a newer version of its document kills it
-SPARE_AFTER = 1.0  # seconds a lint may run before a spare worker is started beside it
+SPARE_AFTER = 0.5  # seconds a lint may run before a spare worker is started beside it
 WORKERS = 3  # at most this many lint processes
 STALL_SECONDS = 1.0  # a message body that stops arriving this long is checked for overrun
 MAX_BODY = 1 << 30
@@ -508,35 +509,45 @@ class GradlintServer(LanguageServer):
 
     # -- linting ---------------------------------------------------------------------------
 
-    async def findings(self, uri: str, text: str) -> list[Diagnostic]:
-        """The findings of a document's (or a notebook's) text, linted in a worker once
-        per text and configuration."""
+    def _lint(self, uri: str, text: str) -> asyncio.Task:
+        """The lint of a document's (or a notebook's) text in a worker: one per text and
+        configuration; starting a newer one cancels an older one running for long."""
         lint = self.lints.get(uri)
-        current = (
+        if (
             lint is not None
             and lint.text == text
             and lint.generation == self.generation
             and not (lint.task.done() and (lint.task.cancelled() or lint.task.exception()))
-        )
-        if not current:
-            loop = asyncio.get_running_loop()
-            running = lint is not None and not lint.task.done()
-            if running and loop.time() - lint.started > CANCEL_AFTER:
-                lint.task.cancel()
-            path = _path(uri)
-            job = self.workers.run(lint_job, path, self.config_for(path), text)
-            lint = _Lint(text, self.generation, loop.time(), asyncio.ensure_future(job))
-            self.lints[uri] = lint
-        return await asyncio.shield(lint.task)
+        ):
+            return lint.task
+        loop = asyncio.get_running_loop()
+        running = lint is not None and not lint.task.done()
+        if running and loop.time() - lint.started > CANCEL_AFTER:
+            lint.task.cancel()
+        path = _path(uri)
+        job = self.workers.run(lint_job, path, self.config_for(path), text)
+        self.lints[uri] = _Lint(text, self.generation, loop.time(), asyncio.ensure_future(job))
+        return self.lints[uri].task
+
+    async def findings(self, uri: str, text_now: Callable[[], str]) -> tuple[str, list]:
+        """The text `text_now()` gives and its findings; when a newer text cancels the
+        lint awaited, the newer text's."""
+        while True:
+            text = text_now()
+            task = self._lint(uri, text)
+            try:
+                return text, await asyncio.shield(task)
+            except asyncio.CancelledError:
+                if not task.cancelled():  # the caller itself was cancelled
+                    raise
 
     async def document_findings(self, uri: str) -> tuple[str, list[Diagnostic]]:
         """A document's text and its findings on its own lines (a notebook cell's: those
         of its notebook in the cell)."""
         notebook = self.workspace.get_notebook_document(cell_uri=uri)
         if notebook is None:
-            text = self.workspace.get_text_document(uri).source
-            return text, await self.findings(uri, text)
-        found = await self.findings(notebook.uri, self.notebook_json(notebook))
+            return await self.findings(uri, lambda: self.workspace.get_text_document(uri).source)
+        _, found = await self.findings(notebook.uri, lambda: self.notebook_json(notebook))
         number = next(i for i, c in enumerate(notebook.cells, 1) if c.document == uri)
         text = self.workspace.get_text_document(uri).source
         return text, [d for d in found if d.cell == number]
@@ -572,10 +583,9 @@ class GradlintServer(LanguageServer):
                 await self._publish_notebook(notebook)
             elif uri in self.workspace.text_documents:
                 document = self.workspace.get_text_document(uri)
-                text, version = document.source, document.version
-                found = await self.findings(uri, text)
+                text, found = await self.findings(uri, lambda: document.source)
                 if self.workspace.text_documents.get(uri) is document and document.source == text:
-                    self.push(uri, version, text, found)
+                    self.push(uri, document.version, text, found)
         except (WorkerDied, RuntimeError) as error:
             self.window_log_message(
                 types.LogMessageParams(types.MessageType.Error, f"gradlint: {uri}: {error}")
@@ -585,8 +595,7 @@ class GradlintServer(LanguageServer):
                 del self.publishing[uri]
 
     async def _publish_notebook(self, notebook: types.NotebookDocument) -> None:
-        source = self.notebook_json(notebook)
-        found = await self.findings(notebook.uri, source)
+        source, found = await self.findings(notebook.uri, lambda: self.notebook_json(notebook))
         if self.workspace.get_notebook_document(notebook_uri=notebook.uri) is not notebook:
             return
         if self.notebook_json(notebook) != source:

@@ -281,11 +281,16 @@ def test_a_huge_document_blocks_neither_the_others_nor_its_own_next_version(clie
     big = _big(5_000_000)  # 390,000 lines: minutes of linting
     big_uri = client.open(tmp_path / "big.py", big)
     time.sleep(1.5)  # its lint is under way
+    where = {"textDocument": {"uri": big_uri}, "position": {"line": 4, "character": 22}}
+    client.send({"id": 1000, "method": "textDocument/hover", "params": where})  # it waits
     small = client.open(tmp_path / "small.py", BUG)
     assert [d["code"] for d in client.diagnostics(small, timeout=60)] == ["GL401"]
-    # A newer version of the big document cancels its lint (the worker is killed).
+    # A newer version of the big document cancels its lint (the worker is killed); the
+    # hover waiting for the old lint is answered from the new one.
     _change(client, big_uri, 2, BUG)
     assert [d["code"] for d in client.diagnostics(big_uri, version=2, timeout=60)] == ["GL401"]
+    hover = client._wait(lambda m: m.get("id") == 1000, 60)["result"]
+    assert hover["contents"]["value"].startswith("# GL401 ")
     assert len(client.processes()) <= 1 + server.WORKERS
 
 
