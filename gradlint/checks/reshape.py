@@ -19,6 +19,7 @@ _KINDS = frozenset(
         "view_order",
         "reshape_count",
         "reordered",
+        "moved",
         "batch_literal",
         "reshape_feeds_layer",
         "matmul",
@@ -149,6 +150,33 @@ class ShapeConflictChecker(Checker):
             "sizes in another order, so the elements keep their memory order and every "
             "slice mixes what the dims held (no error is raised); move dims with "
             "`.permute(...)` / `.transpose(...)`",
+            witness=Witness(program, "dims were not moved"),
+        )
+
+    def _moved(self, conflict: Conflict) -> None:
+        """GL403 clause: dims moved while others are merged or split."""
+        (shape,) = conflict.operands
+        new, groups = conflict.extra
+        ordered = sorted(groups, key=lambda group: group[1][0])
+        perm = [i for olds, _ in ordered for i in olds]
+        perm += [i for i in range(len(shape.dims)) if i not in perm]  # the sizes of 1
+        values = Concretizer()
+        sizes = _concrete(values, new)
+        program = (
+            f"import torch\nx = {values.tensor(shape)}\n"
+            f"y = x.{conflict.op}{sizes}\n"
+            f"if not torch.equal(y, x.permute{_tuple_text(perm)}.reshape{sizes}):\n"
+            "    raise RuntimeError('dims were not moved: the reshape mixes them')\n"
+        )
+        target = "(" + ", ".join(show(d) for d in new) + ")"
+        self.report(
+            conflict.node,
+            "GL403",
+            f"`{self._written(conflict.node)}` turns shape {shape} into {target}, which "
+            "takes the dims in another order while merging or splitting them (no error is "
+            "raised): the elements keep their memory order, so each new dim mixes pieces of "
+            f"other positions; move the dims first (`.permute{_tuple_text(perm)}` or "
+            "`.transpose(...)`), then reshape",
             witness=Witness(program, "dims were not moved"),
         )
 

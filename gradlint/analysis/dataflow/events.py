@@ -249,7 +249,7 @@ class BuiltInForward:
 @dataclass(frozen=True)
 class ShapeConflict:
     """Known shapes that torch will reject (or silently mis-handle) at `node`: `kind` is
-    view_order, reshape_count, reordered, batch_literal, reshape_feeds_layer, matmul,
+    view_order, reshape_count, reordered, moved, batch_literal, reshape_feeds_layer, matmul,
     linear, broadcast (GL401-GL404), gradient or implicit (GL301, GL302)."""
 
     kind: str

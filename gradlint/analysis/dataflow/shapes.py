@@ -650,6 +650,10 @@ class ShapeFlow:
         new = model.resolve_view_sizes(shape, sizes)
         if new is not None and shape.dims is not None and model.reordered(shape.dims, new):
             self._record(Conflict("reordered", node, (shape,), name, (tuple(new),)))
+        if new is not None and shape.dims is not None and -1 not in sizes:
+            moved = model.moved_while_merging(shape.dims, new)
+            if moved is not None:
+                self._record(Conflict("moved", node, (shape,), name, (tuple(new), tuple(moved))))
         if new is None:
             if any(s is None for s in sizes):
                 return None

@@ -359,6 +359,69 @@ def reordered(old: tuple[Dim, ...], new: list[Dim]) -> bool:
     return 1 not in moved and len(set(moved)) == len(moved)
 
 
+Group = tuple[tuple[int, ...], tuple[int, ...]]  # old dims <-> new dims of one product
+_MATCH_LIMIT = 64  # matchings enumerated per reshape (ranks are small)
+
+
+def _subsets(indices: list[int], least: int) -> list[tuple[int, ...]]:
+    return [
+        chosen
+        for size in range(least, len(indices) + 1)
+        for chosen in itertools.combinations(indices, size)
+    ]
+
+
+def _matchings(old: list[Dim], new: list[Dim], left: list[int], right: list[int]):
+    """Every way of pairing the dims `left` of old with the dims `right` of new into
+    groups of one old dim and its equal new dim, several old dims merged into one new
+    dim, or one old dim split into several new dims."""
+    if not right:
+        if not left:
+            yield []
+        return
+    j = right[0]
+    options: list[Group] = []
+    for chosen in _subsets(left, 1):
+        if mul(*(old[i] for i in chosen)) == new[j]:
+            options.append((chosen, (j,)))
+    rest = right[1:]
+    for i in left:
+        for others in _subsets(rest, 1):
+            if mul(*(new[k] for k in (j, *others))) == old[i]:
+                options.append(((i,), (j, *others)))
+    for olds, news in options:
+        remaining_old = [i for i in left if i not in olds]
+        remaining_new = [k for k in right if k not in news]
+        for tail in _matchings(old, new, remaining_old, remaining_new):
+            yield [(olds, news), *tail]
+
+
+def _in_order(groups: list[Group]) -> bool:
+    ordered = sorted(groups, key=lambda g: g[1][0])
+    olds = [i for g in ordered for i in g[0]]
+    news = [j for g in ordered for j in g[1]]
+    return olds == sorted(olds) and news == sorted(news)
+
+
+def moved_while_merging(old: tuple[Dim, ...], new: list[Dim]) -> list[Group] | None:
+    """Dims a reshape moves while it merges or splits others, when every reading of the
+    new sizes as the old ones merged, split or kept puts some in another order:
+    `(B, H, S, D) -> (B, S, H * D)` (H merged with D across S), `(B, N, HW, d) -> (B, N,
+    d, H, W)`. None when some reading keeps the order, when none exists, or when the
+    only change is a reorder of whole dims (`reordered`). Sizes of 1 are left out."""
+    if max(len(old), len(new)) < 3:
+        return None
+    left = [i for i, d in enumerate(old) if d != 1]
+    right = [j for j, d in enumerate(new) if d != 1]
+    found = list(itertools.islice(_matchings(list(old), list(new), left, right), _MATCH_LIMIT))
+    if not found or len(found) == _MATCH_LIMIT or any(_in_order(g) for g in found):
+        return None
+    groups = found[0]
+    if all(len(olds) == 1 and len(news) == 1 for olds, news in groups):
+        return None
+    return groups
+
+
 def permuted(shape: Shape, perm: list[int]) -> Shape | None:
     if shape.dims is None or sorted(perm) != list(range(len(shape.dims))):
         return None

@@ -37,7 +37,7 @@ class AugmentedConv(nn.Module):
         logits = torch.matmul(flat_q.transpose(2, 3), flat_k)
         weights = torch.softmax(logits, dim=-1)
         attn_out = torch.matmul(weights, flat_v.transpose(2, 3))
-        attn_out = torch.reshape(attn_out, (batch, self.Nh, self.dv // self.Nh, height, width))
+        attn_out = torch.reshape(attn_out.permute(0, 1, 3, 2), (batch, self.Nh, self.dv // self.Nh, height, width))
         attn_out = self.attn_out(attn_out.reshape(batch, self.dv, height, width))
         return torch.cat((conv_out, attn_out), dim=1)
 

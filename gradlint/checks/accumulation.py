@@ -1,0 +1,163 @@
+"""Gradient accumulation undone by its own clearing (GL506), decided from the dataflow
+interpreter's training events (analysis/dataflow/events.py, TrainingEvent): a
+`zero_grad()` that runs on every iteration of a loop, before that iteration's backward,
+while the optimizer steps only on some iterations (under an `if` on the iteration
+count) or only after the loop: each step applies the last iteration's gradients alone.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from gradlint.analysis.dataflow.events import Place, TrainingEvent
+from gradlint.analysis.dataflow.values import Optimizer
+from gradlint.analysis.names import dotted
+from gradlint.analysis.walk import iter_nodes
+from gradlint.checks import Checker
+from gradlint.diagnostic import Witness
+
+
+def _every_iteration(inner: tuple[Place, ...]) -> bool:
+    """Inside a loop pass, under no `if` and in no handler (inlined calls and a `try`
+    body run whenever the iteration does)."""
+    return all(p.kind == "call" or (p.kind == "try" and p.index == 0) for p in inner)
+
+
+def _on_iteration_count(place: Place) -> bool:
+    """A branch of an `if` whose test takes a remainder (`(i + 1) % k == 0`): the
+    condition of deliberate accumulation, not a skipped bad batch."""
+    test = getattr(place.node, "test", None)
+    return test is not None and any(
+        isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo)
+        for node in iter_nodes(test)
+    )
+
+
+def _optimizer_of(event: TrainingEvent) -> tuple[str | None, Optimizer | None]:
+    """What `x.zero_grad()` / `x.step()` is called on: as written, and its value if proven
+    an optimizer."""
+    call = event.node
+    written = dotted(call.func.value) if isinstance(call, cst.Call) else None
+    value = event.receiver if isinstance(event.receiver, Optimizer) else None
+    return written, value
+
+
+def _same_optimizer(zero: TrainingEvent, step: TrainingEvent) -> bool:
+    """The step is on the optimizer the `zero_grad()` clears: written alike, or the same
+    proven optimizer."""
+    zero_name, zero_value = _optimizer_of(zero)
+    step_name, step_value = _optimizer_of(step)
+    if zero_value is not None and step_value is not None:
+        return zero_value == step_value
+    return zero_name is not None and zero_name == step_name and step_value is not None
+
+
+class AccumulationChecker(Checker):
+    """GL506 over the training events of each analysed body."""
+
+    codes = ("GL506",)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        runs: dict[int, list[TrainingEvent]] = {}
+        for event in self.file.dataflow.training:
+            if event.kind in ("backward", "step", "zero_grad"):
+                runs.setdefault(event.run, []).append(event)
+        reported: set[cst.CSTNode] = set()
+        for events in runs.values():
+            for zero, loop, step, how in _wiped_accumulations(events):
+                if zero.node not in reported:
+                    reported.add(zero.node)
+                    self._report(zero, loop, step, how)
+
+    def _report(
+        self, zero: TrainingEvent, loop: cst.CSTNode, step: TrainingEvent, how: str
+    ) -> None:
+        name, _ = _optimizer_of(step)
+        line = self.file.position(step.node).start.line
+        loop_line = self.file.position(loop).start.line
+        self.report(
+            zero.node,
+            "GL506",
+            f"`{self.file.code_for(zero.node)}` runs on every iteration of the loop on line "
+            f"{loop_line}, before the iteration's backward, but `{name}.step()` (line {line}) "
+            f"runs {how}: each "
+            "step applies the gradients of the last iteration alone, the others are wiped "
+            "unused; clear the gradients right after the step (under the same condition)",
+            witness=_WITNESS,
+        )
+
+
+def _wiped_accumulations(events: list[TrainingEvent]):
+    """(zero_grad, loop, step, how) for each loop whose every iteration clears then backpropagates
+    while that optimizer steps on some iterations only, or after the loop."""
+    passes: dict[cst.CSTNode, list[tuple[TrainingEvent, tuple[Place, ...]]]] = {}
+    for event in events:
+        for number, place in enumerate(event.path):
+            if place.kind == "loop" and place.index == 0:
+                passes.setdefault(place.node, []).append((event, event.path[number + 1 :]))
+    for loop, inside in passes.items():
+        backwards = [
+            e
+            for e, inner in inside
+            if e.kind == "backward" and e.accumulates and _every_iteration(inner)
+        ]
+        if not backwards:
+            continue
+        zeros = [
+            e
+            for e, inner in inside
+            if e.kind == "zero_grad" and _every_iteration(inner) and e.time < backwards[-1].time
+        ]
+        for zero in zeros:
+            found = _step_of_some_iterations(zero, inside, backwards) or _step_after(
+                zero, loop, events, inside
+            )
+            if found is not None:
+                yield zero, loop, *found
+                break
+
+
+def _step_of_some_iterations(zero, inside, backwards):
+    """The optimizer's steps in the loop all run under an `if` on the iteration count."""
+    steps = [(e, inner) for e, inner in inside if e.kind == "step" and _same_optimizer(zero, e)]
+    if not steps or any(_every_iteration(inner) for _, inner in steps):
+        return None
+    for step, inner in steps:
+        branches = [p for p in inner if p.kind == "if"]
+        if step.time > backwards[0].time and any(_on_iteration_count(p) for p in branches):
+            return step, "only on some iterations"
+    return None
+
+
+def _step_after(zero, loop, events, inside):
+    """No step of the optimizer in the loop, and its first step after the loop comes with
+    no backward or clearing in between."""
+    if any(e.kind == "step" and _same_optimizer(zero, e) for e, _ in inside):
+        return None
+    end = max(e.time for e, _ in inside)
+    for event in sorted(events, key=lambda e: e.time):
+        if event.time <= end or any(p.node is loop for p in event.path):
+            continue
+        if event.kind == "step" and _same_optimizer(zero, event):
+            return event, "once, after the loop"
+        if event.kind in ("backward", "zero_grad"):
+            return None
+    return None
+
+
+_WITNESS = Witness(
+    "import torch\n"
+    "model = torch.nn.Linear(3, 1)\n"
+    "opt = torch.optim.SGD(model.parameters(), lr=0.0)\n"
+    "batches = [torch.randn(2, 3) for _ in range(2)]\n"
+    "for x in batches:\n"
+    "    opt.zero_grad()\n"
+    "    model(x).sum().backward()\n"
+    "applied = model.weight.grad.clone()\n"
+    "model.zero_grad()\n"
+    "for x in batches:\n"
+    "    model(x).sum().backward()\n"
+    "if not torch.allclose(applied, model.weight.grad):\n"
+    "    raise AssertionError('the step sees the last micro-batch only')\n",
+    "the step sees the last micro-batch only",
+)

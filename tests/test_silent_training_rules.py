@@ -1,0 +1,192 @@
+"""Issue 30's silent bugs of training code: accumulation wiped by its own clearing
+(GL506) and a reshape that moves dims while merging or splitting them (GL403), with the
+look-alikes that must stay quiet, and each witness run in torch."""
+
+import re
+import textwrap
+
+import pytest
+from conftest import codes, lint
+
+_ACCUMULATE_EVERY_K = """
+import torch
+import torch.nn as nn
+
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for i, (x, y) in enumerate([(torch.randn(4, 3), torch.randn(4, 1))] * 8):
+    {zero}
+    loss = nn.functional.mse_loss(model(x), y) / 4
+    loss.backward()
+    if {condition}:
+        optimizer.step()
+        {after}
+"""
+
+
+def _accumulation(zero="optimizer.zero_grad()", condition="(i + 1) % 4 == 0", after="pass"):
+    return _ACCUMULATE_EVERY_K.format(zero=zero, condition=condition, after=after)
+
+
+def test_zero_grad_every_iteration_with_step_every_k():
+    (finding,) = lint(_accumulation())
+    assert finding.code == "GL506" and finding.line == 8
+    assert "only on some iterations" in finding.message
+
+
+def test_zero_grad_per_micro_batch_with_step_after_the_loop():
+    source = """
+import torch
+import torch.nn as nn
+
+model = nn.Linear(3, 1)
+opt = torch.optim.AdamW(model.parameters())
+for batch in [torch.randn(8, 3)] * 2:
+    for micro in batch.chunk(4):
+        opt.zero_grad(set_to_none=True)
+        model(micro).sum().backward()
+    opt.step()
+"""
+    (finding,) = lint(source)
+    assert finding.code == "GL506" and finding.line == 9
+    assert "once, after the loop" in finding.message
+
+
+def test_zero_grad_in_a_method_the_loop_calls():
+    source = """
+import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def forward_backward(self, x):
+        self.optimizer.zero_grad()
+        self.model(x).sum().backward()
+
+    def update(self):
+        self.optimizer.step()
+
+
+trainer = Trainer(nn.Linear(3, 1))
+for x in [torch.randn(2, 3)] * 3:
+    trainer.forward_backward(x)
+trainer.update()
+"""
+    assert codes(source) == ["GL506"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # step then zero_grad under the same `if`: deliberate accumulation
+        _accumulation(zero="pass", after="optimizer.zero_grad()"),
+        # an `if` that is not on the iteration count: a skipped bad batch
+        _accumulation(condition="torch.isfinite(loss)"),
+        # a step on every iteration
+        _accumulation(condition="True"),
+    ],
+)
+def test_accumulation_look_alikes_are_quiet(source):
+    assert "GL506" not in codes(source)
+
+
+def test_step_after_the_loop_preceded_by_another_backward_is_quiet():
+    source = """
+import torch
+import torch.nn as nn
+
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for x in [torch.randn(2, 3)] * 2:
+    x = x.requires_grad_()
+    for _ in range(3):
+        model.zero_grad()
+        model(x).sum().backward()
+        x = (x + 0.1 * x.grad.sign()).detach().requires_grad_()
+    opt.zero_grad()
+    model(x).sum().backward()
+    opt.step()
+"""
+    assert "GL506" not in codes(source)
+
+
+_HEADS = """
+import torch
+import torch.nn as nn
+
+
+class Heads(nn.Module):
+    def forward(self, v):
+        B, H, S, D = v.shape
+        return {expression}
+"""
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "v.reshape(B, S, H * D)",
+        "v.reshape(B, H * D, S)",
+        "v.view(B, S, D * H)",
+    ],
+)
+def test_reshape_moving_dims_while_merging(expression):
+    (finding,) = lint(_HEADS.format(expression=expression))
+    assert finding.code == "GL403" and "another order while merging" in finding.message
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "v.permute(0, 2, 1, 3).reshape(B, S, H * D)",
+        "v.transpose(1, 2).reshape(B, S, H * D)",
+        "v.reshape(B, H, S * D)",
+        "v.reshape(B * H, S, D)",
+        "v.flatten(2)",
+        "v.unflatten(1, (H, 1))",
+        "v.reshape(B, H, S, D)",
+        "v.transpose(1, 2).reshape(B, S, H * D).view(B, S, H, D).transpose(1, 2)",
+        "v.reshape(B, -1, H * D)",
+    ],
+)
+def test_reshape_look_alikes_are_quiet(expression):
+    assert codes(_HEADS.format(expression=expression)) == []
+
+
+def test_split_into_another_order():
+    source = """
+import torch
+
+x = torch.randn(2, 3, 20, 7)
+y = x.reshape(2, 3, 7, 4, 5)
+"""
+    (finding,) = lint(source)
+    assert finding.code == "GL403"
+
+
+def test_einops_rearrange_is_quiet():
+    source = """
+import torch
+from einops import rearrange
+
+v = torch.randn(2, 4, 5, 8)
+y = rearrange(v, "b h s d -> b s (h d)")
+"""
+    assert codes(source) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        _HEADS.format(expression="v.reshape(B, S, H * D)") + "\nHeads()(torch.randn(2, 4, 5, 8))\n",
+        _accumulation(),
+    ],
+)
+def test_witness_shows_the_harm(source):
+    (finding,) = lint(source)
+    with pytest.raises((RuntimeError, AssertionError), match=re.escape(finding.witness.expect)):
+        exec(textwrap.dedent(finding.witness.program), {})
