@@ -1,0 +1,359 @@
+"""The fact oracle: every fact the interpreter states, checked against torch running the
+same code.
+
+    python benchmarks/facts.py                      # every corpus it can run here
+    python benchmarks/facts.py --corpus tests        # one corpus
+    python benchmarks/facts.py --explain FILE:LINE   # why the facts of one line are unknown
+
+Runs programs under torch (benchmarks/facts_runtime.py, in child processes: this process
+never imports torch), which records after each statement of the programs' own files the
+runtime facts of the names it binds or edits. The interpreter answers the same question
+for the same file, line and name (gradlint/analysis/dataflow/recording.py), joined over
+every context it ran the statement in. Prints, per corpus, how many runtime facts the
+interpreter knew, every contradiction (a fact it stated that the execution refutes) and
+the top causes of unknown, and ends with the figures line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gradlint.analysis.dataflow.recording import SATISFIES, StatementFacts
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNTIME = Path(__file__).resolve().parent / "facts_runtime.py"
+BENCH_PYTHON = Path("/work/cache/oracle_venv/bin/python")
+CAUSES_FILE = Path("/work/cache/oracle_causes.txt")
+TENSOR_KINDS = frozenset({"tensor", "parameter"})
+# what a runtime kind counts as known from (the stated kind naming exactly that kind)
+KNOWN_AS = {
+    "tensor": {"tensor"},
+    "parameter": {"parameter"},
+    "module": {"module"},
+    "optimizer": {"optimizer"},
+    "number": {"number"},
+    "bool": {"bool"},
+    "none": {"none"},
+    "str": {"str"},
+    "list": {"sequence"},
+    "tuple": {"sequence"},
+    "dict": {"mapping"},
+    "other": {"object"},
+}
+
+
+# -- the interpreter's side ------------------------------------------------------------------
+
+
+class Static:
+    """The interpreter's statements, one file at a time (cached for the run)."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, StatementFacts | str] = {}
+
+    def of(self, path: str) -> StatementFacts | str:
+        """The file's statement facts, or why there are none."""
+        found = self._files.get(path)
+        if found is None:
+            try:
+                source = Path(path).read_text(encoding="utf-8")
+                found = StatementFacts(source, package_of(Path(path)))
+            except Exception as error:  # the oracle reports what it could not analyse
+                found = f"interpreter failed on the file ({type(error).__name__})"
+            self._files[path] = found
+        return found
+
+
+def package_of(path: Path) -> str | None:
+    """The dotted package a file belongs to (its folders holding `__init__.py`)."""
+    parts = []
+    folder = path.resolve().parent
+    while (folder / "__init__.py").exists():
+        parts.append(folder.name)
+        folder = folder.parent
+    return ".".join(reversed(parts)) or None
+
+
+# -- the comparison --------------------------------------------------------------------
+
+
+@dataclass
+class Contradiction:
+    file: str
+    line: int
+    name: str
+    facet: str
+    stated: object
+    ran: object
+    program: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.file}:{self.line} {self.name}: {self.facet} stated {self.stated!r}, "
+            f"torch ran {self.ran!r} ({self.program})"
+        )
+
+
+@dataclass
+class Tally:
+    """Known and checked facts of one corpus."""
+
+    observations: int = 0
+    executions: int = 0
+    programs: int = 0
+    failed: int = 0
+    known: collections.Counter = field(default_factory=collections.Counter)
+    checked: collections.Counter = field(default_factory=collections.Counter)
+    by_kind: dict = field(default_factory=lambda: collections.defaultdict(collections.Counter))
+    causes: collections.Counter = field(default_factory=collections.Counter)
+    contradictions: list[Contradiction] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        self.observations += other.observations
+        self.executions += other.executions
+        self.programs += other.programs
+        self.failed += other.failed
+        self.known.update(other.known)
+        self.checked.update(other.checked)
+        for kind, counts in other.by_kind.items():
+            self.by_kind[kind].update(counts)
+        self.causes.update(other.causes)
+        self.contradictions += other.contradictions
+
+
+def compare(observation: dict, static: Static, tally: Tally) -> None:
+    """Checks one runtime observation against what the interpreter states."""
+    ran = observation["facts"]
+    kind = ran["kind"]
+    tally.observations += 1
+    path, line, name = observation["file"], observation["line"], observation["name"]
+    facts = static.of(path)
+    stated, causes, mode = {}, {}, None
+    if isinstance(facts, str):
+        missing = facts
+    else:
+        found = facts.query(line, name)
+        missing = "statement not interpreted" if found is None else ""
+        if found is not None:
+            stated, causes = found.facts, found.causes
+        modes = facts.grad_mode(line)
+        mode = modes.facts.get("grad_mode") if modes is not None else None
+
+    def check(facet: str, known: bool, refuted: bool, said, truth, cause="") -> None:
+        tally.checked[facet] += 1
+        tally.by_kind[kind][f"{facet} checked"] += 1
+        if known:
+            tally.known[facet] += 1
+            tally.by_kind[kind][f"{facet} known"] += 1
+        elif said is None:
+            cause = missing or cause or causes.get(facet) or "not stated"
+            tally.causes[f"{facet}: {cause}"] += 1
+        if refuted:
+            where = Contradiction(path, line, name, facet, said, truth, observation["program"])
+            tally.contradictions.append(where)
+
+    said_kind = stated.get("kind")
+    refuted = said_kind is not None and kind not in SATISFIES.get(said_kind, ())
+    check("kind", said_kind in KNOWN_AS[kind], refuted, said_kind, kind)
+    if kind == "module" and said_kind == "module" and stated.get("class"):
+        said_class = stated["class"]
+        ran_class = ran["class"]
+        same = ran_class == said_class or (
+            "." not in said_class and ran_class.rsplit(".", 1)[-1] == said_class
+        )
+        if not same:
+            check("class", False, True, said_class, ran_class)
+    if mode is not None:
+        check("grad_mode", True, (mode == "on") != ran["grad_mode"], mode, ran["grad_mode"])
+    if kind not in TENSOR_KINDS:
+        return
+    said = stated.get("grad")
+    check("grad", said is not None, said is not None and said != ran["grad"], said, ran["grad"])
+    said = stated.get("dtype")
+    if said is not None and said != ran["dtype"]:
+        check("dtype", True, True, said, ran["dtype"])
+    shape = ran.get("shape")
+    if shape is None:
+        return
+    rank = stated.get("rank")
+    check("rank", rank is not None, rank is not None and rank != len(shape), rank, len(shape))
+    dims = stated.get("dims") if rank == len(shape) else None
+    for position, size in enumerate(shape):
+        said = dims[position] if dims is not None else None
+        lost = causes.get("dims") if rank is None else "a symbolic size"
+        check("dim", said is not None, said is not None and said != size, said, size, lost)
+    if rank == len(shape):
+        for group in stated.get("same_dims", ()):
+            sizes = {shape[p] for p in group}
+            if len(sizes) > 1:
+                check("same dims", True, True, group, shape)
+    if stated.get("contiguous") and ran.get("contiguous") is False:
+        check("contiguous", True, True, True, False)
+
+
+# -- running programs ------------------------------------------------------------------
+
+
+def run_programs(programs: list[dict], python: Path, log) -> list[dict]:
+    """Runs the programs in one child process; returns its observations and summaries."""
+    with tempfile.TemporaryDirectory() as scratch:
+        manifest = Path(scratch) / "manifest.json"
+        out = Path(scratch) / "out.jsonl"
+        manifest.write_text(json.dumps(programs))
+        budget = sum(p.get("timeout", 60) for p in programs) + 120
+        env = dict(os.environ, PYTHONHASHSEED="0", OMP_NUM_THREADS="1")
+        try:
+            subprocess.run(
+                [str(python), str(RUNTIME), str(manifest), str(out)],
+                timeout=budget,
+                env=env,
+                cwd=scratch,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            print(f"  child timed out after {budget}s", file=sys.stderr)
+        if not out.exists():
+            return []
+        records = []
+        for text in out.read_text(encoding="utf-8").splitlines():
+            try:
+                records.append(json.loads(text))
+            except json.JSONDecodeError:
+                break  # a child killed mid-line
+        return records
+
+
+def measure(programs: list[dict], python: Path, static: Static, batch: int = 40) -> Tally:
+    tally = Tally()
+    for start in range(0, len(programs), batch):
+        chunk = programs[start : start + batch]
+        for record in run_programs(chunk, python, sys.stderr):
+            if "summary" in record:
+                tally.programs += 1
+                tally.executions += record["summary"]["executions"]
+                tally.failed += record["summary"]["status"] != "ok"
+                continue
+            compare(record, static, tally)
+    return tally
+
+
+# -- corpora ---------------------------------------------------------------------------
+
+
+def tests_corpus() -> list[dict]:
+    """Every file of tests/corpus, run whole as a script."""
+    files = sorted((ROOT / "tests" / "corpus").rglob("*.py"))
+    return [_script(path) for path in files]
+
+
+def _script(path: Path, timeout: int = 20) -> dict:
+    return {
+        "id": str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path),
+        "run": {"script": str(path)},
+        "watch": [str(path)],
+        "timeout": timeout,
+    }
+
+
+CORPORA = {"tests": tests_corpus}
+
+
+# -- the report ------------------------------------------------------------------------
+
+
+def _share(known: int, checked: int) -> str:
+    return f"{100 * known / checked:5.1f} %" if checked else "    - "
+
+
+def print_table(name: str, tally: Tally) -> None:
+    print(
+        f"\n== {name}: {tally.programs} programs ({tally.failed} stopped early), "
+        f"{tally.observations} observations, {len(tally.contradictions)} contradictions"
+    )
+    print(f"   {'runtime kind':<12} {'obs':>8} {'kind':>8} {'grad':>8} {'rank':>8} {'dims':>8}")
+    for kind, counts in sorted(tally.by_kind.items(), key=lambda kv: -kv[1]["kind checked"]):
+        cells = [
+            _share(counts[f"{facet} known"], counts[f"{facet} checked"])
+            for facet in ("kind", "grad", "rank", "dim")
+        ]
+        print(f"   {kind:<12} {counts['kind checked']:>8} " + " ".join(f"{c:>8}" for c in cells))
+    for contradiction in tally.contradictions[:50]:
+        print(f"   CONTRADICTION {contradiction}")
+
+
+def figures(tally: Tally) -> str:
+    facets = ("kind", "grad", "rank", "dim")
+    known = sum(tally.known[f] for f in facets)
+    checked = sum(tally.checked[f] for f in facets)
+    shapes_known = tally.known["rank"] + tally.known["dim"]
+    shapes_checked = tally.checked["rank"] + tally.checked["dim"]
+    return (
+        f"facts: {tally.observations} observations from {tally.programs} programs, "
+        f"{len(tally.contradictions)} contradictions, known {_share(known, checked).strip()} "
+        f"(grad status {_share(tally.known['grad'], tally.checked['grad']).strip()}, "
+        f"shapes {_share(shapes_known, shapes_checked).strip()})"
+    )
+
+
+def top_causes(tally: Tally, count: int = 30) -> list[str]:
+    return [f"{n:>8}  {cause}" for cause, n in tally.causes.most_common(count)]
+
+
+def explain(where: str) -> None:
+    path, _, line = where.rpartition(":")
+    source = Path(path).read_text(encoding="utf-8")
+    facts = StatementFacts(source, package_of(Path(path)), keep_trail=True)
+    shown = False
+    for (at, name), stated in sorted(facts.stated.items()):
+        if at != int(line):
+            continue
+        shown = True
+        print(f"{path}:{at} {name}: {stated.facts}")
+        for facet, cause in stated.causes.items():
+            print(f"    {facet} unknown: {cause}")
+        for context in facts.trail.get((at, name), []):
+            print(f"  context {context}")
+    if not shown:
+        print(f"{path}:{line}: the interpreter never ran a statement binding a name there")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", action="append", choices=sorted(CORPORA))
+    parser.add_argument("--explain", metavar="FILE:LINE")
+    parser.add_argument("--limit", type=int, default=0, help="run only the first N of each")
+    args = parser.parse_args(argv)
+    if args.explain:
+        explain(args.explain)
+        return 0
+    static = Static()
+    total = Tally()
+    for name in args.corpus or list(CORPORA):
+        programs = CORPORA[name]()
+        if args.limit:
+            programs = programs[: args.limit]
+        python = Path(sys.executable) if name == "tests" else BENCH_PYTHON
+        tally = measure(programs, python, static)
+        print_table(name, tally)
+        total.add(tally)
+    print("\n== top 30 causes of unknown (facet: construct)")
+    causes = top_causes(total)
+    print("\n".join(causes))
+    if CAUSES_FILE.parent.is_dir():
+        CAUSES_FILE.write_text("\n".join(top_causes(total, 100)) + "\n")
+    print(figures(total))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

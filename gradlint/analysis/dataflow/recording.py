@@ -1,0 +1,492 @@
+"""What the interpreter states about each name a statement binds or edits, by line: the
+query API the fact oracle (benchmarks/facts.py) checks against torch running the code.
+
+`statement_facts(source)` runs the interpreter over one file with a recorder: after each
+statement, in every context the interpreter runs it in (on its own, inlined into each
+caller, each loop pass), the recorder describes the value of each name the statement binds
+or edits as plain facts (kind, grad status, shape, dtype, contiguity) and, for each fact it
+does not know, the construct that lost it (`unknown_cause`). The contexts are joined: a
+fact is stated when every context states it alike.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from gradlint.analysis.context import ModuleIndex, Scope
+from gradlint.analysis.dataflow import interpreter as interpreting
+from gradlint.analysis.dataflow.values import (
+    ClassRef,
+    Const,
+    Function,
+    Grad,
+    Mapping,
+    Number,
+    Obj,
+    Optimizer,
+    Parameters,
+    Seq,
+    Size,
+    Tensor,
+)
+from gradlint.analysis.names import ImportTable, dotted
+from gradlint.analysis.shapes.model import Sym
+
+UNKNOWN = None  # a fact not stated
+
+# The facts of one value; each is a string, a tuple or None (not stated).
+FACETS = ("kind", "class", "grad", "dtype", "rank", "dims", "contiguous", "grad_mode")
+
+
+@dataclass
+class Stated:
+    """What the interpreter states of one name after one statement, joined over contexts;
+    `causes`: facet -> why it is unknown (the first context that lost it)."""
+
+    facts: dict[str, object] = field(default_factory=dict)
+    causes: dict[str, str] = field(default_factory=dict)
+    contexts: int = 0
+
+    def join(self, facts: dict[str, object], causes: dict[str, str]) -> None:
+        self.contexts += 1
+        if self.contexts == 1:
+            self.facts = dict(facts)
+            self.causes = dict(causes)
+            return
+        for facet in FACETS:
+            mine, theirs = self.facts.get(facet), facts.get(facet)
+            if mine is None:
+                continue
+            if theirs is None:
+                self.facts[facet] = None
+                self.causes[facet] = causes.get(facet, "unknown in another context")
+            elif facet == "dims":
+                self.facts[facet] = _join_dims(mine, theirs)
+                if self.facts[facet] is None:
+                    self.causes[facet] = "contexts disagree"
+            elif mine != theirs:
+                self.facts[facet] = None
+                self.causes[facet] = "contexts disagree"
+
+
+def _join_dims(a: tuple, b: tuple) -> tuple | None:
+    """Dims joined position by position (an int both agree on, else None)."""
+    if len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b, strict=True))
+
+
+# -- describing a value ----------------------------------------------------------------
+
+
+def describe(value) -> dict[str, object]:
+    """The facts an abstract value states, in the runtime oracle's vocabulary."""
+    facts: dict[str, object] = {}
+    if isinstance(value, Tensor):
+        if value.described == "parameter" and not value.view and not value.leaf_view:
+            facts["kind"] = "parameter"
+        elif value.is_tensor:
+            facts["kind"] = "tensor"
+        # else a value used as a tensor, not proven one: a number, a distribution, None
+        grad = {Grad.LEAF: "leaf", Grad.ON: "nonleaf", Grad.OFF: "off"}.get(value.grad)
+        facts["grad"] = grad
+        facts["dtype"] = value.dtype
+        shape = value.shape
+        if shape is not None and shape.dims is not None:
+            facts["rank"] = len(shape.dims)
+            facts["dims"] = tuple(_dim(d) for d in shape.dims)
+            facts["same_dims"] = _same_symbols(shape.dims)
+        dense = shape is not None and (
+            (shape.is_contiguous and not shape.gaps) or (shape.dims is None and shape.dense)
+        )
+        if value.contiguous or dense:
+            facts["contiguous"] = True
+    elif isinstance(value, Obj):
+        if value.is_module:
+            facts["kind"] = "module"
+            facts["class"] = value.kind
+        else:
+            facts["kind"] = "object"
+            if value.info is not None:
+                facts["class"] = value.kind
+    elif isinstance(value, Optimizer):
+        facts["kind"] = "optimizer"
+    elif isinstance(value, Const):
+        facts["kind"] = _constant_kind(value.value)
+    elif isinstance(value, Number | Size):
+        facts["kind"] = "number"
+    elif isinstance(value, Seq):
+        facts["kind"] = "sequence"
+    elif isinstance(value, Mapping):
+        facts["kind"] = "mapping"
+    elif isinstance(value, Parameters | Function | ClassRef):
+        facts["kind"] = "object"
+    return facts
+
+
+def _constant_kind(value) -> str | None:
+    if getattr(value, "name", None) == "an int":  # the interpreter's AN_INT
+        return "number"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if value is None:
+        return "none"
+    if isinstance(value, str):
+        return "str"
+    return None  # a marker standing for what the interpreter left open (an opt-in flag)
+
+
+def _dim(dim) -> int | None:
+    return dim if isinstance(dim, int) else None
+
+
+def _same_symbols(dims: tuple) -> tuple[tuple[int, ...], ...]:
+    """Positions holding the same symbol (equal at run time whatever its value)."""
+    groups: dict[Sym, list[int]] = {}
+    for position, dim in enumerate(dims):
+        if isinstance(dim, Sym):
+            groups.setdefault(dim, []).append(position)
+    return tuple(tuple(p) for p in groups.values() if len(p) > 1)
+
+
+# Which runtime kinds satisfy each stated kind (a stated kind refuted by any other).
+SATISFIES = {
+    "parameter": {"parameter"},
+    "tensor": {"tensor", "parameter"},
+    "module": {"module"},
+    "optimizer": {"optimizer"},
+    "number": {"number", "bool"},
+    "bool": {"bool"},
+    "none": {"none"},
+    "str": {"str"},
+    # a list or tuple, or what the interpreter models as one: an iterator over items
+    # (`zip`, `enumerate`), a container module iterated as its layers
+    "sequence": {"list", "tuple", "other", "module"},
+    # a dict, or an object read by keys or attributes alike (Namespace, ModuleDict)
+    "mapping": {"dict", "other", "module"},
+    "object": {"other", "module", "optimizer"},
+}
+
+
+# -- why a fact is unknown -------------------------------------------------------------
+
+
+class _Causes:
+    """Finds, in one evaluated statement, the innermost expression that lost a fact
+    although what it was computed from still had it."""
+
+    def __init__(self, interpreter, start: int, standalone: bool) -> None:
+        self.interpreter = interpreter
+        self.start = start
+        self.standalone = standalone
+
+    def value(self, node: cst.CSTNode):
+        found = self.interpreter.values.get(node)
+        if found is None or found[1] < self.start:
+            return _NOT_EVALUATED
+        return found[0]
+
+    def of(self, expr: cst.BaseExpression | None, facet: str, state=None) -> str:
+        if expr is None:
+            return "value not evaluated"
+        value = self.value(expr)
+        if value is _NOT_EVALUATED:
+            return f"{_construct(expr)} not evaluated"
+        for part in _inputs(expr):
+            part_value = self.value(part)
+            if part_value is None or (
+                part_value is not _NOT_EVALUATED and not _knows(part_value, facet)
+            ):
+                return self.of(part, facet, state)
+        return self.construct(expr, facet, state)
+
+    def construct(self, expr: cst.BaseExpression, facet: str, state) -> str:
+        """The construct `expr` is, named for the table of causes."""
+        imports: ImportTable = self.interpreter.imports
+        if isinstance(expr, cst.Name):
+            if imports.resolve(expr) is not None:
+                return "name imported from another module"
+            if expr.value in state.env:
+                return "argument of a function run on its own" if self.standalone else "name"
+            return "name not bound in this run"
+        if isinstance(expr, cst.Call):
+            qualified = imports.resolve(expr.func)
+            if qualified is not None:
+                return f"call to {qualified}"
+            if isinstance(expr.func, cst.Name):
+                value = self.value(expr.func)
+                if isinstance(value, Function):
+                    return "call of a function of the file"
+                if isinstance(value, ClassRef):
+                    return "construction of a class of the file"
+                return f"call to {expr.func.value}"
+            if isinstance(expr.func, cst.Attribute):
+                receiver = self.value(expr.func.value)
+                return f"method .{expr.func.attr.value}() of {_kind_word(receiver)}"
+            return "call of a computed callable"
+        if isinstance(expr, cst.Attribute):
+            if imports.resolve(expr) is not None:
+                return "name imported from another module"
+            base = self.value(expr.value)
+            if isinstance(base, Obj) and base.info is not None:
+                return "attribute of an instance of a class of the file"
+            return f"attribute .{expr.attr.value} of {_kind_word(base)}"
+        if isinstance(expr, cst.Subscript):
+            return f"subscript of {_kind_word(self.value(expr.value))}"
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = self.value(expr.left), self.value(expr.right)
+            operator = type(expr.operator).__name__
+            return f"operator {operator} of {_kind_word(left)} and {_kind_word(right)}"
+        return _construct(expr)
+
+
+_NOT_EVALUATED = object()
+
+
+def _construct(expr: cst.CSTNode) -> str:
+    return f"expression {type(expr).__name__}"
+
+
+def _kind_word(value) -> str:
+    if value is None:
+        return "an unknown value"
+    if value is _NOT_EVALUATED:
+        return "a value not evaluated"
+    if isinstance(value, Obj):
+        if value.torch_layer:
+            return "a torch layer"
+        if value.is_module:
+            return "a module of the file"
+        return "an object"
+    return {
+        Tensor: "a tensor",
+        Const: "a constant",
+        Number: "a number",
+        Size: "a size",
+        Seq: "a sequence",
+        Mapping: "a mapping",
+        Optimizer: "an optimizer",
+        Parameters: "parameters()",
+        Function: "a function",
+        ClassRef: "a class",
+    }.get(type(value), "a value")
+
+
+def _knows(value, facet: str) -> bool:
+    facts = describe(value)
+    if facet == "dims":
+        return facts.get("rank") is not None
+    if facet == "kind":
+        return facts.get("kind") is not None
+    return facts.get(facet) is not None
+
+
+def _inputs(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The expressions `expr` computes its value from (evaluated before it)."""
+    if isinstance(expr, cst.Call):
+        parts = [expr.func.value] if isinstance(expr.func, cst.Attribute) else []
+        return parts + [arg.value for arg in expr.args]
+    if isinstance(expr, cst.Attribute | cst.Subscript):
+        return [expr.value]
+    if isinstance(expr, cst.BinaryOperation):
+        return [expr.left, expr.right]
+    if isinstance(expr, cst.UnaryOperation):
+        return [expr.expression]
+    return []
+
+
+# -- the recorder ----------------------------------------------------------------------
+
+
+def bound_names(statement: cst.CSTNode) -> list[tuple[str, cst.BaseExpression | None]]:
+    """The names a simple statement binds or edits, each with the expression it binds."""
+    found: list[tuple[str, cst.BaseExpression | None]] = []
+    if isinstance(statement, cst.Assign):
+        for target in statement.targets:
+            found += _targets(target.target, statement.value)
+    elif isinstance(statement, cst.AugAssign | cst.AnnAssign) and statement.value is not None:
+        found += _targets(statement.target, statement.value)
+    elif isinstance(statement, cst.Expr):
+        found += _edited(statement.value)
+    seen: set[str] = set()
+    return [(n, e) for n, e in found if not (n in seen or seen.add(n))]
+
+
+def _targets(target: cst.BaseExpression, value) -> list:
+    if isinstance(target, cst.Tuple | cst.List):
+        return [n for element in target.elements for n in _targets(element.value, None)]
+    if isinstance(target, cst.Subscript):
+        base = dotted(target.value)
+        return [(base, target.value)] if base is not None else []
+    name = dotted(target)
+    return [(name, value)] if name is not None else []
+
+
+def _edited(expr: cst.BaseExpression) -> list:
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        method = expr.func.attr.value
+        if method.endswith("_") and not method.endswith("__"):
+            if isinstance(expr.func.value, cst.Call):
+                expr = expr.func.value
+                continue
+            name = dotted(expr.func.value)
+            return [(name, expr.func.value)] if name is not None else []
+        return []
+    return []
+
+
+class StatementFacts:
+    """The interpreter's statements about one file, by (line, name)."""
+
+    def __init__(self, source: str, package: str | None = None, keep_trail: bool = False):
+        module = cst.parse_module(source)
+        self.module = module
+        self._positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        self.stated: dict[tuple[int, str], Stated] = {}
+        self.grad_modes: dict[int, Stated] = {}
+        # per (line, name): each context's value and cause of unknown, for --explain
+        self.trail: dict[tuple[int, str], list[str]] = {}
+        self.keep_trail = keep_trail
+        imports = ImportTable.from_module(module, package)
+        index = ModuleIndex(module, imports)
+        scope = Scope(imports, index, ())
+        self.facts = _RecordedFileFacts(module, imports, index, scope, self)
+
+    def line_of(self, node: cst.CSTNode) -> int | None:
+        position = self._positions.get(node)
+        return position.start.line if position is not None else None
+
+    def query(self, line: int, name: str) -> Stated | None:
+        """What the interpreter states of `name` after the statement at `line` (None: it
+        never ran that statement)."""
+        return self.stated.get((line, name))
+
+    def grad_mode(self, line: int) -> Stated | None:
+        return self.grad_modes.get(line)
+
+    def after(self, statement: cst.CSTNode, state, frame, interpreter, start: int) -> None:
+        """The hook: `statement` (a simple statement) just ran in `state`."""
+        line = self.line_of(statement)
+        if line is None:
+            return
+        standalone = frame.depth == 0 and frame.body.node is not None
+        mode = {True: "on", False: "off"}.get(state.grad) if not standalone else None
+        mode_cause = "grad mode assumed in a function run on its own" if standalone else ""
+        if state.grad is None and not standalone:
+            mode_cause = "grad mode decided at run time"
+        self.grad_modes.setdefault(line, Stated()).join(
+            {"grad_mode": mode}, {"grad_mode": mode_cause} if mode is None else {}
+        )
+        causes = _Causes(interpreter, start, standalone)
+        for name, expr in bound_names(statement):
+            value = _value_of(name, state, interpreter)
+            facts = describe(value)
+            unknown = _unknown(facts, functools.partial(causes.of, expr, state=state))
+            self._note(line, name, value, facts, unknown, frame)
+
+    def _note(self, line: int, name: str, value, facts: dict, unknown: dict, frame) -> None:
+        self.stated.setdefault((line, name), Stated()).join(facts, unknown)
+        if self.keep_trail:
+            self.trail.setdefault((line, name), []).append(
+                f"{_context(frame)}: {value!r:.300}"
+                + "".join(f"\n      {facet} unknown: {c}" for facet, c in unknown.items())
+            )
+
+    def loop_bound(self, loop: cst.For, state, frame, interpreter, start: int) -> None:
+        """The hook at a `for` header: its target was just bound."""
+        line = self.line_of(loop)
+        if line is None:
+            return
+        standalone = frame.depth == 0 and frame.body.node is not None
+        causes = _Causes(interpreter, start, standalone)
+        for name, _ in _targets(loop.target, None):
+            value = _value_of(name, state, interpreter)
+            facts = describe(value)
+            unknown = _unknown(facts, lambda f: "loop item of " + causes.of(loop.iter, f, state))
+            self._note(line, name, value, facts, unknown, frame)
+
+
+def _context(frame) -> str:
+    if frame.depth == 0:
+        return "on its own" if frame.body.node is not None else "module body"
+    return f"inlined at depth {frame.depth}"
+
+
+def _unknown(facts: dict, cause_of) -> dict[str, str]:
+    """The cause of each fact `facts` leaves unknown (tensor facts only for what may be a
+    tensor)."""
+    unknown = {}
+    if facts.get("kind") is None:
+        unknown["kind"] = cause_of("kind")
+    if facts.get("kind") in (None, "tensor", "parameter"):
+        if facts.get("grad") is None:
+            unknown["grad"] = cause_of("grad")
+        if facts.get("rank") is None:
+            unknown["rank"] = unknown["dims"] = cause_of("dims")
+    return unknown
+
+
+def _value_of(name: str, state, interpreter):
+    if name in state.env:
+        return state.env[name]
+    first, *rest = name.split(".")
+    value = state.env.get(first)
+    for attr in rest:
+        if not isinstance(value, Obj):
+            return None
+        value = interpreter._object_attribute(value, attr)
+    return value
+
+
+class _RecordingInterpreter(interpreting.Interpreter):
+    """The interpreter with the recorder called after each statement."""
+
+    recorder: StatementFacts
+    loops: list[cst.For]
+
+    def _loop(self, statement, state, frame, target, source, entered=False):
+        self.loops.append(statement)
+        try:
+            return super()._loop(statement, state, frame, target, source, entered)
+        finally:
+            self.loops.pop()
+
+    def _statement(self, statement, state, frame):
+        start = self.evals
+        after = super()._statement(statement, state, frame)
+        if after is not None and isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                self.recorder.after(small, after, frame, self, start)
+        return after
+
+    def _bind_loop_target(self, target, source, state, frame, iteration) -> None:
+        start = self.evals
+        super()._bind_loop_target(target, source, state, frame, iteration)
+        loop = self.loops[-1] if self.loops else None
+        if isinstance(loop, cst.For):
+            self.recorder.loop_bound(loop, state, frame, self, start)
+
+
+class _RecordedFileFacts(interpreting.FileFacts):
+    """FileFacts whose interpreter records (the construction FileFacts does, with the
+    recording interpreter)."""
+
+    def __init__(self, module, imports, index, scope, recorder: StatementFacts) -> None:
+        original = interpreting.Interpreter
+
+        class Bound(_RecordingInterpreter):
+            pass
+
+        Bound.recorder = recorder
+        Bound.loops = []
+        interpreting.Interpreter = Bound
+        try:
+            super().__init__(module, imports, index, scope)
+        finally:
+            interpreting.Interpreter = original

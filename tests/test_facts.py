@@ -1,0 +1,149 @@
+"""The fact oracle (benchmarks/facts.py): torch's runtime facts of each bound name, the
+interpreter's statements about the same line and name, and their comparison."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gradlint.analysis.dataflow.recording import StatementFacts
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+facts = _load("facts")
+runtime = _load("facts_runtime")
+
+PROGRAM = textwrap.dedent(
+    """\
+    import torch
+    import torch.nn as nn
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, x):
+            h = self.fc(x)
+            return h.relu()
+
+
+    model = Net()
+    x = torch.randn(2, 4)
+    out = model(x)
+    loss = out.sum()
+    loss.backward()
+    with torch.no_grad():
+        y = out * 2
+    for p in model.parameters():
+        p.mul_(0.5)
+    """
+)
+
+
+def _observe(tmp_path: Path, source: str) -> list[dict]:
+    path = tmp_path / "program.py"
+    path.write_text(source)
+    program = facts._script(path)
+    return [r for r in facts.run_programs([program], Path(sys.executable), None) if "file" in r]
+
+
+def _check(tmp_path: Path, source: str) -> facts.Tally:
+    tally = facts.Tally()
+    static = facts.Static()
+    for observation in _observe(tmp_path, source):
+        facts.compare(observation, static, tally)
+    return tally
+
+
+def test_statement_targets_name_what_each_statement_binds_or_edits():
+    source = "a, (b, *c) = f()\nx[0] = 1\nself.w = 2\ny.add_(1).clamp_(0)\n"
+    source += "for i, j in z:\n    k = i\n"
+    targets, lines = runtime.statement_targets(source)
+    assert targets == {
+        1: ["a", "b", "c"],
+        2: ["x"],
+        3: ["self.w"],
+        4: ["y"],
+        5: ["i", "j"],
+        6: ["k"],
+    }
+
+
+def test_runtime_records_torch_facts_after_each_statement(tmp_path):
+    observed = {(o["line"], o["name"]): o["facts"] for o in _observe(tmp_path, PROGRAM)}
+    linear = {"kind": "module", "class": "torch.nn.Linear", "grad_mode": True}
+    assert observed[8, "self.fc"] == linear
+    x = observed[16, "x"]
+    assert (x["kind"], x["grad"], x["shape"], x["dtype"]) == ("tensor", "off", [2, 4], "float")
+    assert observed[11, "h"]["grad"] == "nonleaf"
+    assert observed[18, "loss"]["shape"] == []
+    assert observed[21, "y"]["grad_mode"] is False and observed[21, "y"]["grad"] == "off"
+    assert observed[22, "p"]["kind"] == "parameter" and observed[22, "p"]["grad"] == "leaf"
+
+
+def test_interpreter_states_facts_by_line_and_name():
+    stated = StatementFacts(PROGRAM)
+    assert stated.query(16, "x").facts["dims"] == (2, 4)
+    assert stated.query(17, "out").facts["grad"] == "nonleaf"
+    assert stated.query(21, "y").facts["grad"] == "off"
+    assert stated.grad_mode(21).facts["grad_mode"] == "off"
+    # the forward runs on its own (x unknown) and inlined (x known): joined, rank unknown
+    h = stated.query(11, "h")
+    assert h.contexts == 2 and h.facts["rank"] is None
+    assert h.causes["rank"] == "argument of a function run on its own"
+
+
+def test_the_comparison_finds_no_contradiction_and_counts_what_is_known(tmp_path):
+    tally = _check(tmp_path, PROGRAM)
+    assert tally.contradictions == []
+    assert tally.known["grad"] >= 5 and tally.checked["dim"] > tally.known["dim"] > 0
+    assert "facts: " in facts.figures(tally)
+
+
+def test_a_stated_fact_the_execution_refutes_is_a_contradiction():
+    tally = facts.Tally()
+
+    class Stub:
+        def of(self, path):
+            return StatementFacts("import torch\nx = torch.zeros(2, 3)\n")
+
+    observation = {"program": "p", "file": "f.py", "line": 2, "name": "x"}
+    observation["facts"] = {"kind": "tensor", "grad": "leaf", "dtype": "float", "shape": [2, 4]}
+    observation["facts"] |= {"grad_mode": True, "contiguous": True}
+    facts.compare(observation, Stub(), tally)
+    refuted = {(c.facet, c.stated, c.ran) for c in tally.contradictions}
+    assert refuted == {("grad", "off", "leaf"), ("dim", 3, 4)}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tests/corpus/training/mnist_clean.py",
+        "tests/corpus/inplace/ok_resnet_block.py",
+        "tests/corpus/shapes/transpose_view_flat.py",
+    ],
+)
+def test_corpus_programs_have_no_contradiction(path):
+    tally = facts.Tally()
+    static = facts.Static()
+    program = facts._script(ROOT / path)
+    for record in facts.run_programs([program], Path(sys.executable), None):
+        if "file" in record:
+            facts.compare(record, static, tally)
+    assert tally.observations > 0
+    assert [str(c) for c in tally.contradictions] == []
