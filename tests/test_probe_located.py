@@ -263,3 +263,48 @@ def test_an_inplace_edit_of_a_forbidden_view_names_the_view(report):
     view = line_of("views.py", "head = h[:, :2]")
     assert f"(line {view} made the view)" in finding["detail"]
     assert "A view was created in no_grad mode" in finding["probe"]["message"]
+
+
+CUT = """
+import torch
+import torch.nn as nn
+
+
+def scores(model, x):
+    with torch.no_grad():
+        logits = model(x)
+    return logits
+
+
+class Regressor(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def train_step(self, x, y):
+        pred = scores(self, x)
+        loss = ((pred - y) ** 2).mean()
+        loss.backward()
+        return loss
+
+
+model = Regressor()
+model.train_step(torch.randn(8, 4), torch.randn(8, 1))
+"""
+
+
+def test_a_backward_of_a_tensor_without_grad_names_the_cut(tmp_path):
+    """The method the script calls runs backward on a loss computed under `no_grad` in a
+    helper: torch raises at the backward, and the detail names the `with` that cut the
+    graph (not the forward's layer that ran without recording)."""
+    path = tmp_path / "cut.py"
+    path.write_text(CUT)
+    [finding] = run_probes([], sources={str(path): CUT})
+    lines = CUT.splitlines()
+    assert finding.code == "GL901"
+    assert lines[finding.line - 1].strip() == "loss.backward()"
+    cut = lines.index("    with torch.no_grad():") + 1
+    assert f"(line {cut} cut the graph: it turned grad mode off" in finding.detail

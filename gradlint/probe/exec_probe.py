@@ -366,6 +366,9 @@ _VERSION_ERROR = re.compile(r"is at version (?P<now>\d+); expected version (?P<s
 _VIEW_NAMED = re.compile(r"\bOutput \d+ of (?P<op>\w+) is a view\b")
 _SAVED_SHAPE = re.compile(r"\[torch\.\w+ \[(?P<shape>[\d, ]*)\]\]")
 EDIT_LIMIT = 1000  # in-place writes one forward records
+OP_LIMIT = 20000  # ops whose inputs one forward records (to find where a graph was cut)
+# `element 0 of tensors does not require grad and does not have a grad_fn`
+_NO_GRAD_ELEMENT = re.compile(r"element (?P<index>\d+) of tensors does not require grad")
 
 
 def _op_name(name: str) -> str:
@@ -442,6 +445,7 @@ def edit_log(torch, path: str, origins: ModuleOrigins):
     After a backward error naming a saved tensor's versions and shape, `culprits` are the
     writes that moved it from the saved version to the current one."""
     from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_leaves
 
     class EditLog(TorchDispatchMode):
         def __init__(self) -> None:
@@ -454,6 +458,12 @@ def edit_log(torch, path: str, origins: ModuleOrigins):
             self.reordered: list[dict] = []
             # (op, line, its source is a leaf that requires grad, grad mode was on)
             self.views: list[tuple[str, int, bool, bool]] = []
+            # id of an op's output -> (ids of its inputs, line, how it cut, op number):
+            # no reference kept, so the forward frees what it would free
+            self.made_by: dict[int, tuple[list[int], int | None, str | None, int]] = {}
+            self.ops = 0
+            self.backward_of = None  # what the file's last backward / autograd.grad got
+            self.grad_off_at = None  # the line of the file that turned grad mode off
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
@@ -464,7 +474,88 @@ def edit_log(torch, path: str, origins: ModuleOrigins):
                 self._reorder(args[0], out)
             if func.is_view and args and len(self.views) < EDIT_LIMIT:
                 self._view(func, args[0])
+            if self.ops < OP_LIMIT:
+                self._made(func, (args, kwargs), out)
             return out
+
+        def _made(self, func, inputs, out) -> None:
+            """Remember which tensors `out`'s tensors were computed from, and whether the
+            op cut the graph: inputs that require grad, an output that cannot carry their
+            gradient (`detach`, grad mode off, an integer or bool result)."""
+            tensors = [t for t in tree_leaves(inputs) if isinstance(t, torch.Tensor)]
+            outputs = [t for t in tree_leaves(out) if isinstance(t, torch.Tensor)]
+            cut = None
+            frame, _ = _user_frame(sys._getframe(2), path)
+            line = frame.f_lineno if frame is not None else None
+            if any(t.requires_grad for t in tensors):
+                name = func.overloadpacket.__name__
+                if name == "detach":
+                    cut = "detached it"
+                elif not torch.is_grad_enabled() and self.grad_off_at is not None:
+                    cut = f"turned grad mode off, so `{name}` recorded no graph"
+                    line = self.grad_off_at
+                elif not torch.is_grad_enabled():
+                    cut = f"ran `{name}` with grad mode off"
+                elif outputs and not any(t.is_floating_point() or t.is_complex() for t in outputs):
+                    cut = f"made an integer or bool result (`{name}`), which carries no gradient"
+            self.ops += 1
+            for tensor in outputs:
+                self.made_by[id(tensor)] = ([id(t) for t in tensors], line, cut, self.ops)
+
+        def cut_at(self, message: str) -> dict:
+            """`cut_at`, `cut`: for backward of a tensor that does not require grad, the
+            line of the file where the ops it was computed from last cut the graph."""
+            element = _NO_GRAD_ELEMENT.search(message)
+            given = self.backward_of
+            if element is None or given is None:
+                return {}
+            given = [given] if isinstance(given, torch.Tensor) else list(given)
+            index = int(element["index"])
+            if index >= len(given) or not isinstance(given[index], torch.Tensor):
+                return {}
+            # Breadth first from the tensor: the cut nearest it. Ids are the tensors' while
+            # they live; an id met again later is another tensor's, made after the op
+            # that read the first one: only entries older than their reader count.
+            queue, seen = [(id(given[index]), self.ops + 1)], set()
+            while queue:
+                key, reader = queue.pop(0)
+                entry = self.made_by.get(key)
+                if entry is None or entry[3] >= reader or key in seen:
+                    continue
+                seen.add(key)
+                inputs, line, cut, made = entry
+                if cut is not None and line is not None:
+                    return {"cut_at": line, "cut": cut}
+                if cut is None:
+                    queue.extend((tensor, made) for tensor in inputs)
+            return {}
+
+        def __enter__(self):
+            autograd, log = torch.autograd, self
+            self._backward, self._grad = backward, grad = autograd.backward, autograd.grad
+            self._set_grad_enabled = set_grad_enabled = torch._C._set_grad_enabled
+
+            def noted_grad_mode(mode):  # `no_grad`, `set_grad_enabled` and their ends
+                frame, _ = _user_frame(sys._getframe(1), path)
+                log.grad_off_at = None if mode or frame is None else frame.f_lineno
+                return set_grad_enabled(mode)
+
+            def noted_backward(tensors, *args, **kwargs):
+                log.backward_of = tensors
+                return backward(tensors, *args, **kwargs)
+
+            def noted_grad(outputs, *args, **kwargs):
+                log.backward_of = outputs
+                return grad(outputs, *args, **kwargs)
+
+            autograd.backward, autograd.grad = noted_backward, noted_grad
+            torch._C._set_grad_enabled = noted_grad_mode
+            return super().__enter__()
+
+        def __exit__(self, *exc):
+            torch.autograd.backward, torch.autograd.grad = self._backward, self._grad
+            torch._C._set_grad_enabled = self._set_grad_enabled
+            return super().__exit__(*exc)
 
         def _view(self, func, source) -> None:
             frame, _ = _user_frame(sys._getframe(2), path)
@@ -630,7 +721,10 @@ def _execute(torch, function, path: str, tracer: LineTracer, edits, spy=None) ->
             result["phase"] = "backward" if spy.listening else "forward"
             if forward_trace:  # the op whose backward failed: for a saved tensor, its saver
                 result["error"]["saved_at"] = forward_trace[-1]
-            result["error"].update(edits.culprits(str(error)), **edits.view_made(str(error)))
+            message = str(error)
+            result["error"].update(
+                edits.culprits(message), **edits.view_made(message), **edits.cut_at(message)
+            )
     return result
 
 

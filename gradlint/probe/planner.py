@@ -598,12 +598,16 @@ def _cause(error: dict) -> tuple[int | None, list[tuple[int, str]]]:
     a saved tensor modified in place, the write that moved its version (the shape and
     versions torch names), where the layer making it was built or set `inplace`, and the
     op that saved the tensor (anomaly mode's forward trace); for an in-place edit of a
-    view torch forbids, the line that made the view."""
+    view torch forbids, the line that made the view; for a backward of a tensor that does
+    not require grad, the line whose op cut the graph it was computed from."""
     at = error.get("write_at")
     view = error.get("view_at")
     if at is None:
         raised = error["lines"][-1] if error["lines"] else None
-        return None, [(view, "made the view")] if view is not None and view != raised else []
+        related = [(view, "made the view")] if view is not None and view != raised else []
+        if error.get("cut_at") is not None and error["cut_at"] != raised:
+            related.append((error["cut_at"], f"cut the graph: it {error['cut']}"))
+        return None, related
     related = [
         (line, "built or configured the layer that made this write")
         for line in error.get("layer_at", [])
@@ -759,6 +763,8 @@ _ERROR = {
     "layer_at?": [int],
     "saved_at?": int,
     "view_at?": int,
+    "cut_at?": int,
+    "cut?": str,
 }
 _RUN = {
     "class": str,
@@ -820,7 +826,7 @@ def malformed_answer(outcome, line_count: int) -> str | None:
         line
         for e in errors
         for line in [*e["lines"], *e.get("edited_at", []), *e.get("layer_at", [])]
-        + [e[key] for key in ("write_at", "saved_at", "view_at") if key in e]
+        + [e[key] for key in ("write_at", "saved_at", "view_at", "cut_at") if key in e]
     ]
     lines += outcome["executed"]
     for run in outcome["runs"]:
