@@ -109,18 +109,22 @@ def test_flake8_and_the_cli_agree_on_two_projects_with_an_excluded_folder(tmp_pa
     assert flake8(*named, cwd=tmp_path) == expected
 
 
-def test_a_native_crash_under_flake8_is_gl001_and_the_next_file_is_linted(monkeypatch):
+def test_a_native_crash_under_flake8_is_gl001_and_the_next_file_is_linted(monkeypatch, tmp_path):
     """The plugin lints in one forked child per flake8 process: a segfault there costs
-    that file (GL001), and the next file gets a new child."""
+    that file (GL001), and the next file gets a new child. The child's fault report goes
+    to a file, not to the terminal."""
+    import faulthandler
     import os
     import signal
 
     from gradlint import flake8_plugin, runner
 
     real_lint_file = runner.lint_file
+    report = tmp_path / "fault.txt"
 
     def crash_on_boom(path, config, source=None):
         if path.endswith("boom.py"):
+            faulthandler.enable(os.open(report, os.O_WRONLY | os.O_CREAT | os.O_APPEND))
             os.kill(os.getpid(), signal.SIGSEGV)
         return real_lint_file(path, config, source)
 
@@ -131,6 +135,7 @@ def test_a_native_crash_under_flake8_is_gl001_and_the_next_file_is_linted(monkey
     assert crashed == [f"GL001 {runner.CRASHED}"]
     after = [t for *_, t, _ in flake8_plugin.GradlintPlugin(None, "fine.py", lines).run()]
     assert after == []
+    assert "Fatal Python error: Segmentation fault" in report.read_text()
 
 
 def test_select_gl_reports_a_file_flake8_cannot_parse(tmp_path):

@@ -1,6 +1,7 @@
 """Bad inputs never crash a run: each gets GL001, every other file is still linted."""
 
 import base64
+import faulthandler
 import os
 import signal
 import subprocess
@@ -159,12 +160,14 @@ def test_a_single_file_is_linted_in_process(tmp_path, monkeypatch):
     assert [d.code for d in runner.run([str(path)], ONLY, jobs=8).diagnostics] == ["GL303"]
 
 
-def _crash_on_f3(monkeypatch):
-    """Make the pipeline die natively (a segfault, as libcst's parser did) on f3.py."""
+def _crash_on_f3(monkeypatch, report: Path) -> None:
+    """Make the pipeline die natively (a segfault, as libcst's parser did) on f3.py; the
+    dying child's fault report goes to `report`, not to the terminal."""
     real_lint_file = runner.lint_file
 
     def crash_on_f3(path, config, source=None):
         if path.endswith("f3.py"):
+            faulthandler.enable(os.open(report, os.O_WRONLY | os.O_CREAT | os.O_APPEND))
             os.kill(os.getpid(), signal.SIGSEGV)
         return real_lint_file(path, config, source)
 
@@ -180,23 +183,25 @@ def test_a_native_crash_in_one_process_only_costs_its_own_file(tmp_path, monkeyp
         path = tmp_path / f"f{index}.py"
         path.write_text(MODULE_BACKWARD)
         paths.append(str(path))
-    _crash_on_f3(monkeypatch)
+    _crash_on_f3(monkeypatch, tmp_path / "fault.txt")
     result = runner.run(paths, ONLY, jobs=jobs)
     by_file = {os.path.basename(d.path): (d.code, d.message) for d in result.diagnostics}
     assert by_file.pop("f3.py") == ("GL001", runner.CRASHED)
     assert sorted(by_file) == ["f0.py", "f1.py", "f2.py", "f4.py"]
     assert {code for code, _ in by_file.values()} == {"GL303"}
     assert result.internal_errors == []
+    assert "Fatal Python error: Segmentation fault" in (tmp_path / "fault.txt").read_text()
 
 
 def test_a_native_crash_on_one_file_or_stdin_is_gl001(tmp_path, monkeypatch):
     (tmp_path / "f3.py").write_text(MODULE_BACKWARD)
-    _crash_on_f3(monkeypatch)
+    _crash_on_f3(monkeypatch, tmp_path / "fault.txt")
     alone = runner.run([str(tmp_path / "f3.py")], ONLY, jobs=1)
     assert [(d.code, d.message) for d in alone.diagnostics] == [("GL001", runner.CRASHED)]
     piped = runner.run([], ONLY, jobs=1, stdin=("f3.py", MODULE_BACKWARD.encode()))
     assert [(d.path, d.code) for d in piped.diagnostics] == [("f3.py", "GL001")]
     assert piped.internal_errors == []
+    assert (tmp_path / "fault.txt").read_text().count("Segmentation fault") == 2
 
 
 def test_results_come_back_from_the_child_unchanged(tmp_path):

@@ -540,7 +540,10 @@ class TorchSemantics:
             return None
         if facts is None and not qualified.startswith(("torch.nn.functional.", "torch.")):
             return None
-        spelled = f"{qualified}({', '.join(f'{{{i}}}' for i in range(len(positional)))})"
+        arguments = ", ".join(f"{{{i}}}" for i in range(len(positional)))
+        if len(positional) == 1 and facts is not None and facts.call:
+            arguments += facts.call  # what torch ran it with (a softmax's dim given by name)
+        spelled = f"{qualified}({arguments})"
         return self._apply(facts, qualified, spelled, positional, state)
 
     def _built(self, call: cst.Call, value, frame: Frame):
