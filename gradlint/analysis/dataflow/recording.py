@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from gradlint.analysis.context import ModuleIndex, Scope
-from gradlint.analysis.dataflow import interpreter as interpreting
+from gradlint.analysis.dataflow.interpreter import FileFacts
 from gradlint.analysis.dataflow.values import (
     ClassRef,
     Const,
@@ -356,7 +356,7 @@ class StatementFacts:
         imports = ImportTable.from_module(module, package)
         index = ModuleIndex(module, imports)
         scope = Scope(imports, index, ())
-        self.facts = _RecordedFileFacts(module, imports, index, scope, self)
+        self.facts = FileFacts(module, imports, index, scope, recorder=self)
 
     def line_of(self, node: cst.CSTNode) -> int | None:
         position = self._positions.get(node)
@@ -442,51 +442,3 @@ def _value_of(name: str, state, interpreter):
             return None
         value = interpreter._object_attribute(value, attr)
     return value
-
-
-class _RecordingInterpreter(interpreting.Interpreter):
-    """The interpreter with the recorder called after each statement."""
-
-    recorder: StatementFacts
-    loops: list[cst.For]
-
-    def _loop(self, statement, state, frame, target, source, entered=False):
-        self.loops.append(statement)
-        try:
-            return super()._loop(statement, state, frame, target, source, entered)
-        finally:
-            self.loops.pop()
-
-    def _statement(self, statement, state, frame):
-        start = self.evals
-        after = super()._statement(statement, state, frame)
-        if after is not None and isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                self.recorder.after(small, after, frame, self, start)
-        return after
-
-    def _bind_loop_target(self, target, source, state, frame, iteration) -> None:
-        start = self.evals
-        super()._bind_loop_target(target, source, state, frame, iteration)
-        loop = self.loops[-1] if self.loops else None
-        if isinstance(loop, cst.For):
-            self.recorder.loop_bound(loop, state, frame, self, start)
-
-
-class _RecordedFileFacts(interpreting.FileFacts):
-    """FileFacts whose interpreter records (the construction FileFacts does, with the
-    recording interpreter)."""
-
-    def __init__(self, module, imports, index, scope, recorder: StatementFacts) -> None:
-        original = interpreting.Interpreter
-
-        class Bound(_RecordingInterpreter):
-            pass
-
-        Bound.recorder = recorder
-        Bound.loops = []
-        interpreting.Interpreter = Bound
-        try:
-            super().__init__(module, imports, index, scope)
-        finally:
-            interpreting.Interpreter = original

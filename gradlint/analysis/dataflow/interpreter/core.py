@@ -79,7 +79,10 @@ class FileFacts:
         index: ModuleIndex,
         scope: Scope,
         scan: CallScan | None = None,
+        recorder=None,
     ):
+        """`recorder`: called after each statement the interpreter runs, with the state
+        after it (recording.py: the fact oracle's query API); None in the linter."""
         self.edits: list[InplaceEdit] = []
         self.data_writes: list[DataWrite] = []
         self.requires_grad_changes: list[RequiresGradChange] = []
@@ -113,6 +116,7 @@ class FileFacts:
             scan = CallScan()
             visit(module, scan)
         interpreter = Interpreter(module, imports, index, scope, self, scan)
+        interpreter.recorder = recorder
         interpreter.run()
         self.shape_conflicts = interpreter.shapes.conflicts  # node -> kind -> ShapeConflict
         self._values = interpreter.values
@@ -185,6 +189,7 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         self.index = index
         self.scope = scope
         self.facts = facts
+        self.recorder = None  # called after each statement when set (FileFacts)
         self.steps = 0
         self.second_passes = 0  # loops now in their second pass (a call inside one included)
         self.functions = _functions(module, index)  # FunctionDef -> owner

@@ -115,10 +115,14 @@ class Statements:
             self.globals = state.env
             self.rebinding += 1  # the module's statements may rebind what functions read
         if isinstance(statement, cst.SimpleStatementLine):
+            start = self.evals
             for small in statement.body:
                 frame.statement = small
                 if self._small(small, state, frame) is None:
                     return None
+            if self.recorder is not None:
+                for small in statement.body:
+                    self.recorder.after(small, state, frame, self, start)
             return state
         if isinstance(statement, cst.BaseSmallStatement):  # a one-line block: `if c: f(x)`
             return self._small(statement, state, frame)
@@ -208,7 +212,10 @@ class Statements:
             if current is None:
                 break
             if target is not None:
+                start = self.evals
                 self._bind_loop_target(target, source, current, frame, iteration)
+                if self.recorder is not None:
+                    self.recorder.loop_bound(statement, current, frame, self, start)
             place = Place("loop", statement, iteration)
             self.second_passes += iteration
             try:
