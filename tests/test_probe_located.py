@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -296,15 +297,64 @@ model.train_step(torch.randn(8, 4), torch.randn(8, 1))
 """
 
 
-def test_a_backward_of_a_tensor_without_grad_names_the_cut(tmp_path):
+# A gradient shaped like the input (12x12), made by a helper, for an 8x8 output.
+SHAPE = """
+import torch
+import torch.nn as nn
+
+
+def relevance_like(x):
+    return torch.ones_like(x)
+
+
+class Explainer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 1, 5)
+
+    def forward(self, x):
+        return self.conv(x)
+
+    def explain(self, x):
+        x = x.requires_grad_()
+        out = self.forward(x)
+        relevance = relevance_like(x)
+        (grad,) = torch.autograd.grad(out, x, grad_outputs=relevance)
+        return grad
+
+
+model = Explainer()
+model.explain(torch.randn(1, 1, 12, 12))
+"""
+
+
+@pytest.fixture(scope="module")
+def backward_errors(tmp_path_factory):
+    """The probe alone (no static finding to explain anything) on CUT and SHAPE."""
+    directory = tmp_path_factory.mktemp("backward")
+    sources = {str(directory / "cut.py"): CUT, str(directory / "shape.py"): SHAPE}
+    for path, source in sources.items():
+        Path(path).write_text(source)
+    return {Path(d.path).name: d for d in run_probes([], sources=sources)}
+
+
+def test_a_backward_of_a_tensor_without_grad_names_the_cut(backward_errors):
     """The method the script calls runs backward on a loss computed under `no_grad` in a
     helper: torch raises at the backward, and the detail names the `with` that cut the
     graph (not the forward's layer that ran without recording)."""
-    path = tmp_path / "cut.py"
-    path.write_text(CUT)
-    [finding] = run_probes([], sources={str(path): CUT})
+    finding = backward_errors["cut.py"]
     lines = CUT.splitlines()
     assert finding.code == "GL901"
     assert lines[finding.line - 1].strip() == "loss.backward()"
     cut = lines.index("    with torch.no_grad():") + 1
     assert f"(line {cut} cut the graph: it turned grad mode off" in finding.detail
+
+
+def test_a_gradient_of_the_wrong_shape_names_where_it_was_made(backward_errors):
+    finding = backward_errors["shape.py"]
+    lines = SHAPE.splitlines()
+    assert finding.code == "GL901"
+    assert "autograd.grad(out, x, grad_outputs=relevance)" in lines[finding.line - 1]
+    made = lines.index("    return torch.ones_like(x)") + 1
+    assert f"(line {made} made the gradient handed to backward)" in finding.detail
+    assert "grad_output[0] has a shape of torch.Size([1, 1, 12, 12])" in finding.detail

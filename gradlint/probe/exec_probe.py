@@ -368,6 +368,8 @@ _SAVED_SHAPE = re.compile(r"\[torch\.\w+ \[(?P<shape>[\d, ]*)\]\]")
 EDIT_LIMIT = 1000  # in-place writes one forward records
 OP_LIMIT = 20000  # ops whose inputs one forward records (to find where a graph was cut)
 # `element 0 of tensors does not require grad and does not have a grad_fn`
+# `Mismatch in shape: grad_output[0] has a shape of torch.Size([4]) and output[0] ...`
+_GRADIENT_MISMATCH = re.compile(r"Mismatch in shape: grad_output\[(?P<index>\d+)\]")
 _NO_GRAD_ELEMENT = re.compile(r"element (?P<index>\d+) of tensors does not require grad")
 
 
@@ -464,6 +466,7 @@ def edit_log(torch, path: str, origins: ModuleOrigins):
             self.ops = 0
             self.backward_of = None  # what the file's last backward / autograd.grad got
             self.grad_off_at = None  # the line of the file that turned grad mode off
+            self.gradients = None  # the gradients it was given for those tensors
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
@@ -501,6 +504,20 @@ def edit_log(torch, path: str, origins: ModuleOrigins):
             self.ops += 1
             for tensor in outputs:
                 self.made_by[id(tensor)] = ([id(t) for t in tensors], line, cut, self.ops)
+
+        def gradient_made(self, message: str) -> dict:
+            """`gradient_at`: for a gradient of the wrong shape handed to backward or
+            autograd.grad, the line of the file whose op made it."""
+            mismatch = _GRADIENT_MISMATCH.search(message)
+            given = self.gradients
+            if mismatch is None or given is None:
+                return {}
+            given = [given] if isinstance(given, torch.Tensor) else list(given)
+            index = int(mismatch["index"])
+            if index >= len(given) or not isinstance(given[index], torch.Tensor):
+                return {}
+            entry = self.made_by.get(id(given[index]))
+            return {"gradient_at": entry[1]} if entry is not None and entry[1] else {}
 
         def cut_at(self, message: str) -> dict:
             """`cut_at`, `cut`: for backward of a tensor that does not require grad, the
@@ -542,10 +559,12 @@ def edit_log(torch, path: str, origins: ModuleOrigins):
 
             def noted_backward(tensors, *args, **kwargs):
                 log.backward_of = tensors
+                log.gradients = args[0] if args else kwargs.get("grad_tensors")
                 return backward(tensors, *args, **kwargs)
 
             def noted_grad(outputs, *args, **kwargs):
                 log.backward_of = outputs
+                log.gradients = args[1] if len(args) > 1 else kwargs.get("grad_outputs")
                 return grad(outputs, *args, **kwargs)
 
             autograd.backward, autograd.grad = noted_backward, noted_grad
@@ -723,7 +742,10 @@ def _execute(torch, function, path: str, tracer: LineTracer, edits, spy=None) ->
                 result["error"]["saved_at"] = forward_trace[-1]
             message = str(error)
             result["error"].update(
-                edits.culprits(message), **edits.view_made(message), **edits.cut_at(message)
+                edits.culprits(message),
+                **edits.view_made(message),
+                **edits.cut_at(message),
+                **edits.gradient_made(message),
             )
     return result
 

@@ -599,7 +599,8 @@ def _cause(error: dict) -> tuple[int | None, list[tuple[int, str]]]:
     versions torch names), where the layer making it was built or set `inplace`, and the
     op that saved the tensor (anomaly mode's forward trace); for an in-place edit of a
     view torch forbids, the line that made the view; for a backward of a tensor that does
-    not require grad, the line whose op cut the graph it was computed from."""
+    not require grad, the line whose op cut the graph it was computed from; for a gradient
+    of the wrong shape handed to backward, the line that made it."""
     at = error.get("write_at")
     view = error.get("view_at")
     if at is None:
@@ -607,6 +608,8 @@ def _cause(error: dict) -> tuple[int | None, list[tuple[int, str]]]:
         related = [(view, "made the view")] if view is not None and view != raised else []
         if error.get("cut_at") is not None and error["cut_at"] != raised:
             related.append((error["cut_at"], f"cut the graph: it {error['cut']}"))
+        if error.get("gradient_at") is not None and error["gradient_at"] != raised:
+            related.append((error["gradient_at"], "made the gradient handed to backward"))
         return None, related
     related = [
         (line, "built or configured the layer that made this write")
@@ -765,6 +768,7 @@ _ERROR = {
     "view_at?": int,
     "cut_at?": int,
     "cut?": str,
+    "gradient_at?": int,
 }
 _RUN = {
     "class": str,
@@ -826,7 +830,11 @@ def malformed_answer(outcome, line_count: int) -> str | None:
         line
         for e in errors
         for line in [*e["lines"], *e.get("edited_at", []), *e.get("layer_at", [])]
-        + [e[key] for key in ("write_at", "saved_at", "view_at", "cut_at") if key in e]
+        + [
+            e[key]
+            for key in ("write_at", "saved_at", "view_at", "cut_at", "gradient_at")
+            if key in e
+        ]
     ]
     lines += outcome["executed"]
     for run in outcome["runs"]:
