@@ -190,3 +190,61 @@ def test_witness_shows_the_harm(source):
     (finding,) = lint(source)
     with pytest.raises((RuntimeError, AssertionError), match=re.escape(finding.witness.expect)):
         exec(textwrap.dedent(finding.witness.program), {})
+
+
+_UNREDUCED = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def train(model, loader, optimizer, weights):
+    criterion = {criterion}
+    for x, y in loader:
+        loss = {loss}
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("criterion", "loss"),
+    [
+        ("nn.CrossEntropyLoss(reduction='none')", "criterion(model(x), y)"),
+        ("nn.NLLLoss(reduce=False)", "criterion(model(x), y)"),
+        ("nn.MSELoss(reduction='none')", "criterion(model(x), y) * weights"),
+        ("None", "F.cross_entropy(model(x), y, reduction='none')"),
+        (
+            "nn.CrossEntropyLoss(reduction='none')",
+            "criterion(model(x), y) + criterion(model(y), x)",
+        ),
+    ],
+)
+def test_unreduced_loss_backward_whatever_the_model(criterion, loss):
+    (finding,) = lint(_UNREDUCED.format(criterion=criterion, loss=loss))
+    assert finding.code == "GL302" and "reduction='none'" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("criterion", "loss"),
+    [
+        ("nn.CrossEntropyLoss(reduction='none')", "(criterion(model(x), y) * weights).mean()"),
+        ("nn.CrossEntropyLoss(reduction='none')", "criterion(model(x), y).sum() / len(y)"),
+        ("nn.CrossEntropyLoss()", "criterion(model(x), y)"),
+        ("nn.NLLLoss(reduce=True)", "criterion(model(x), y)"),
+        ("nn.CrossEntropyLoss(reduction=mode)", "criterion(model(x), y)"),
+        # an unbatched input of known rank: its loss may be a scalar
+        ("nn.CrossEntropyLoss(reduction='none')", "criterion(torch.randn(3), y)"),
+    ],
+)
+def test_reduced_or_unknown_losses_are_quiet(criterion, loss):
+    assert "GL302" not in codes(_UNREDUCED.format(criterion=criterion, loss=loss))
+
+
+def test_unreduced_witness_raises_the_message():
+    (finding,) = lint(
+        _UNREDUCED.format(criterion="nn.NLLLoss(reduce=False)", loss="criterion(model(x), y)")
+    )
+    with pytest.raises(RuntimeError, match=re.escape(finding.witness.expect)):
+        exec(finding.witness.program, {})

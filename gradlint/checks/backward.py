@@ -80,6 +80,9 @@ class BackwardGradientChecker(Checker):
         (shape,) = conflict.operands
         (output,) = conflict.extra
         name = self.file.code_for(output)
+        if shape.unreduced:
+            self._check_unreduced(call, name, shape)
+            return
         values = Concretizer()
         program = (
             f"import torch\ny = {values.tensor(shape, ', requires_grad=True')} * 2\ny.backward()\n"
@@ -92,3 +95,26 @@ class BackwardGradientChecker(Checker):
             f"pass the upstream gradient (`{name}.backward(torch.ones_like({name}))`)",
             witness=Witness(program, _NOT_SCALAR),
         )
+
+    def _check_unreduced(self, call: cst.CSTNode, name: str, shape: Shape) -> None:
+        """GL302 clause: a loss computed with `reduction='none'` (one value per element),
+        differentiated with no gradient, whatever shape the model gives it."""
+        what = f"shape {shape}" if shape.dims is not None else "one value per sample"
+        self.report(
+            call,
+            "GL302",
+            f"{name} is a loss computed with reduction='none' ({what}), not a scalar, and "
+            f"no gradient is given: torch raises '{_NOT_SCALAR}' for any batch of more than "
+            f"one element; reduce it first (`{name}.mean().backward()`, or weight it and "
+            "then `.sum()` / `.mean()`), or build the loss with the default reduction",
+            witness=_UNREDUCED_WITNESS,
+        )
+
+
+_UNREDUCED_WITNESS = Witness(
+    "import torch\n"
+    "logits = torch.randn(4, 3, requires_grad=True)\n"
+    "loss = torch.nn.CrossEntropyLoss(reduction='none')(logits, torch.tensor([0, 2, 1, 0]))\n"
+    "loss.backward()\n",
+    _NOT_SCALAR,
+)

@@ -10,6 +10,7 @@ Unknown stays unknown: every transfer answers None unless the result is proven.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -170,6 +171,11 @@ def shapes_differ(a: Shape, b: Shape) -> bool:
     if len(a.dims) != len(b.dims):
         return True
     return any(model.provably_different(x, y) for x, y in zip(a.dims, b.dims, strict=True))
+
+
+def _batch_of_losses(shape: Shape) -> bool:
+    """One loss per element (`reduction='none'`), of rank 1 at least: a batch's losses."""
+    return shape.unreduced and (bool(shape.dims) or shape.min_rank >= 1)
 
 
 def provably_not_scalar(shape: Shape) -> bool:
@@ -421,6 +427,11 @@ class ShapeFlow:
         )
         if isinstance(tensor, Shape) and number and isinstance(value, Tensor):
             return _tensor_with(value, _keep(tensor))
+        if isinstance(tensor, Shape) and tensor.unreduced and isinstance(value, Tensor):
+            # losses times a tensor of unknown shape: broadcasting never removes a dim
+            return _tensor_with(
+                value, Shape(None, min_rank=max(tensor.min_rank, 1), unreduced=True)
+            )
         return value
 
     def _arguments(self, call: cst.Call, part: Part) -> Args:
@@ -492,7 +503,7 @@ class ShapeFlow:
         if gradients is None or part(gradients) == Const(None):
             for expr, tensor in [*out, *([out_rest] if out_rest else [])]:
                 shape = tensor.shape if isinstance(tensor, Tensor) else None
-                if shape is not None and provably_not_scalar(shape):
+                if shape is not None and (provably_not_scalar(shape) or _batch_of_losses(shape)):
                     self._record(Conflict("implicit", call, (shape,), extra=(expr,)))
             return
         grads, grads_rest = _elements(gradients, part)
@@ -598,6 +609,8 @@ class ShapeFlow:
             self._record(Conflict("broadcast", node, (a, b), op, clash))
             return None
         result = model.broadcast(a, b)
+        if result is None and (a.unreduced or b.unreduced):  # never fewer dims than the loss
+            return Shape(None, min_rank=max(a.min_rank, b.min_rank, 1), unreduced=True)
         if result is None and a.dims is None and b.dims is None and a.lead is not None:
             return Shape.unknown(lead=a.lead)
         return result
@@ -950,21 +963,40 @@ def _sum_dims(dims: list[Dim]) -> Dim:
     return model.fresh()
 
 
+def _loss_reduction(args: Args) -> str | None:
+    """A loss's `reduction=` (written, or a string the file binds); `'none'` for the legacy
+    `reduce=False`, which ignores `size_average`; None when not known."""
+    if "reduce" in args.keywords:
+        return "none" if _literal_bool(args.expr(None, "reduce")) is False else None
+    if "size_average" in args.keywords or not args.complete:
+        return None
+    if args.expr(None, "reduction") is None:
+        return "mean"
+    value = args.get(None, "reduction")
+    return value if isinstance(value, str) else None
+
+
 def _loss(function: str, x: Value, target: Value, args: Args | None, reduction) -> Shape | None:
     if args is not None:
-        if args.keywords.keys() & {"reduce", "size_average"} or not args.complete:
-            return None
-        written = args.expr(None, "reduction")
-        reduction = literal_str(written) if written is not None else "mean"
+        reduction = _loss_reduction(args)
     if reduction in ("mean", "sum"):
         return Shape.contiguous(())
     if reduction != "none":
         return None
-    if torch_ops.SHAPE_LOSSES[function] == "target":
-        return target if isinstance(target, Shape) and target.dims is not None else None
-    if isinstance(x, Shape) and isinstance(target, Shape):
-        return model.broadcast(x, target)
-    return None
+    classes = torch_ops.SHAPE_LOSSES[function] == "target"  # the input has a class dim
+    rank = len(x.dims) if isinstance(x, Shape) and x.dims is not None else None
+    result = None
+    if classes and isinstance(target, Shape) and target.dims is not None:
+        result = target
+    elif classes and rank is not None and rank >= 2:
+        result = Shape.contiguous(x.dims[:1] + x.dims[2:])  # the class dim goes
+    elif not classes and isinstance(x, Shape) and isinstance(target, Shape):
+        result = model.broadcast(x, target)
+    if result is None:
+        if rank is not None and rank < (2 if classes else 1):
+            return None  # an unbatched input: its loss may be a scalar
+        return Shape(None, min_rank=1, unreduced=True)  # a batch of losses, rank unknown
+    return dataclasses.replace(result, unreduced=True) if result.dims else result
 
 
 def _tuple_arg(value, count: int) -> tuple | None:
@@ -1096,11 +1128,8 @@ def _layer(name: str, args: Args) -> Layer | None:
         end = as_dim(args.get(1, "end_dim")) if args.has(1, "end_dim") else -1
         return Layer("flatten", (start, end)) if None not in (start, end) else None
     if name in torch_ops.SHAPE_LOSS_MODULES:
-        if args.keywords.keys() & {"reduce", "size_average"}:
-            return None
-        written = args.expr(None, "reduction")
-        reduction = literal_str(written) if written is not None else "mean"
-        return Layer("loss", (torch_ops.SHAPE_LOSS_MODULES[name], reduction))
+        reduction = _loss_reduction(args)
+        return Layer("loss", (torch_ops.SHAPE_LOSS_MODULES[name], reduction)) if reduction else None
     return None
 
 

@@ -141,6 +141,8 @@ class Shape:
     # dim just outside them in memory: merging the two cannot be a view
     gaps: frozenset[int] = frozenset()
     swap: tuple[int, int] | None = None  # rank unknown: a dense tensor with these dims swapped
+    # one loss per element (`reduction='none'`), or what elementwise ops made of it
+    unreduced: bool = False
     origin: cst.CSTNode | None = field(default=None, compare=False)  # reshape that made it
 
     @classmethod
@@ -197,7 +199,8 @@ def broadcast(a: Shape, b: Shape) -> Shape | None:
             dims.append(y)
         else:
             dims.append(fresh())
-    return Shape(tuple(dims), _result_order(a, b, len(pa)))
+    unreduced = (a.unreduced or b.unreduced) and bool(dims)
+    return Shape(tuple(dims), _result_order(a, b, len(pa)), unreduced=unreduced)
 
 
 def _result_order(a: Shape, b: Shape, rank: int) -> tuple[int, ...] | None:

@@ -249,6 +249,8 @@ class Calls:
                 return AN_INT
             if func.value == "sum" and args[0] and isinstance(args[0][0], Seq):
                 return _combined(args[0][0], state)  # `sum(losses)`: a tensor of them all
+            if func.value == "dict" and not args[0]:
+                return Mapping(tuple(args[1].items()))  # `dict(x=..., y=...)`
         if isinstance(func, cst.Attribute) and receiver is _SUPER:
             return self._super_call(call, func.attr.value, args, state, frame)
         callee = receiver if not isinstance(func, cst.Attribute) else None
@@ -346,6 +348,8 @@ class Calls:
                 positional.extend(value.items)
             elif arg.star == "*" and isinstance(value, Seq) and value.cycle:
                 positional.extend([*value.cycle, *value.cycle, _STAR])  # two passes, then more
+            elif arg.star == "**" and isinstance(value, Mapping) and value.others is None:
+                keywords.update(value.items)  # a dict of known keys: each a keyword
             elif arg.star:
                 positional.append(_STAR)
             elif arg.keyword is not None:
