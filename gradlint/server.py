@@ -47,11 +47,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, BinaryIO
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument
 
 from gradlint import __version__
 from gradlint.autofix import fix_source
@@ -83,6 +85,7 @@ class FramingError(Exception):
 
 
 _HEADER = re.compile(rb"([A-Za-z0-9-]+):[ \t]*([^\r\n]*?)[ \t]*\r?\n")
+_HEADER_START = re.compile(rb"[A-Za-z0-9-]*(?::[^\r\n]*)?\r?")  # a header line's beginning
 
 
 class Frames:
@@ -125,8 +128,8 @@ class Frames:
         while True:
             end = self.buffer.find(b"\n")
             if end < 0:
-                if len(self.buffer) > 4096:
-                    raise FramingError("a header line of more than 4096 bytes")
+                if len(self.buffer) > 4096 or not _HEADER_START.fullmatch(self.buffer):
+                    raise FramingError(f"not a header line: {bytes(self.buffer[:80])!r}")
                 if not self._more():
                     if seen or self.buffer.strip():
                         raise FramingError("the input ended inside a message's header")
@@ -548,15 +551,21 @@ class GradlintServer(LanguageServer):
         if notebook is None:
             return await self.findings(uri, lambda: self.workspace.get_text_document(uri).source)
         _, found = await self.findings(notebook.uri, lambda: self.notebook_json(notebook))
-        number = next(i for i, c in enumerate(notebook.cells, 1) if c.document == uri)
+        number = next(
+            i for i, c in enumerate(notebook.cells, 1) if unquote(c.document) == unquote(uri)
+        )
         text = self.workspace.get_text_document(uri).source
         return text, [d for d in found if d.cell == number]
+
+    def open_document(self, uri: str) -> TextDocument | None:
+        """The document the client opened at `uri` (None when it is not open)."""
+        return self.workspace.text_documents.get(unquote(uri))
 
     def notebook_json(self, notebook: types.NotebookDocument) -> str:
         """The notebook's cells as an .ipynb file's JSON (what `runner.lint_file` reads)."""
         cells = []
         for cell in notebook.cells:
-            document = self.workspace.text_documents.get(cell.document)
+            document = self.open_document(cell.document)
             code = (
                 cell.kind == types.NotebookCellKind.Code
                 and document is not None
@@ -581,10 +590,9 @@ class GradlintServer(LanguageServer):
         try:
             if notebook is not None:
                 await self._publish_notebook(notebook)
-            elif uri in self.workspace.text_documents:
-                document = self.workspace.get_text_document(uri)
+            elif (document := self.open_document(uri)) is not None:
                 text, found = await self.findings(uri, lambda: document.source)
-                if self.workspace.text_documents.get(uri) is document and document.source == text:
+                if self.open_document(uri) is document and document.source == text:
                     self.push(uri, document.version, text, found)
         except (WorkerDied, RuntimeError) as error:
             self.window_log_message(
@@ -601,7 +609,7 @@ class GradlintServer(LanguageServer):
         if self.notebook_json(notebook) != source:
             return
         for number, cell in enumerate(notebook.cells, 1):
-            document = self.workspace.text_documents.get(cell.document)
+            document = self.open_document(cell.document)
             if document is not None:
                 mine = [d for d in found if d.cell == number]
                 self.push(cell.document, document.version, document.source, mine)
@@ -736,11 +744,11 @@ def _reload(ls: GradlintServer) -> None:
         if refresh and refresh.diagnostics and refresh.diagnostics.refresh_support:
             ls.workspace_diagnostic_refresh(None)
         return
-    for uri in ls.workspace.notebook_documents:
-        ls.schedule(uri, 0)
-    for uri in ls.workspace.text_documents:
-        if ls.workspace.get_notebook_document(cell_uri=uri) is None:
-            ls.schedule(uri, 0)
+    for notebook in ls.workspace.notebook_documents.values():
+        ls.schedule(notebook.uri, 0)
+    for key, document in ls.workspace.text_documents.items():
+        if ls.workspace.get_notebook_document(cell_uri=key) is None:
+            ls.schedule(document.uri, 0)
 
 
 def _forget(ls: GradlintServer, uri: str, documents: list[str]) -> None:

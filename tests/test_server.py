@@ -136,7 +136,7 @@ def test_config_of_the_project_applies_and_save_relints(client, tmp_path):
         "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
         "        opt.step()\n"
     )
-    uri = client.open(tmp_path / "train.py", loop)
+    uri = client.open(tmp_path / "train loop.py", loop)  # a URI with an escape: %20
     assert client.diagnostics(uri) == []  # GL503 is ignored by the project's pyproject
     (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\n")
     client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
@@ -221,12 +221,22 @@ def test_a_framing_error_is_answered_and_the_server_exits(tmp_path, header):
         client.close()
 
 
-def test_a_content_length_longer_than_the_message_is_a_framing_error(tmp_path):
+_SHUTDOWN = b'{"jsonrpc": "2.0", "id": 8, "method": "shutdown"}'
+
+
+@pytest.mark.parametrize(
+    "then",
+    [b"", b"Content-Length: %d\r\n\r\n" % len(_SHUTDOWN) + _SHUTDOWN],
+    ids=["alone", "followed"],
+)
+def test_a_content_length_longer_than_the_message_is_a_framing_error(tmp_path, then):
+    """Alone, the body stops arriving; followed by another message, it swallows the
+    start of that one and what is left is not a header."""
     client = _raw_client(tmp_path)
     try:
         body = b'{"jsonrpc": "2.0", "id": 7, "method": "shutdown"}'
-        client.send_raw(b"Content-Length: %d\r\n\r\n" % (len(body) + 40) + body)
-        assert client.error_reply()["code"] == -32700  # once the body stops arriving
+        client.send_raw(b"Content-Length: %d\r\n\r\n" % (len(body) + 40) + body + then)
+        assert client.error_reply()["code"] == -32700
         assert _exit_status(client) == 1
     finally:
         client.close()
