@@ -10,7 +10,10 @@ finding against a reviewed verdict.
 Each project is a pinned wheel fetched with `pip download --no-deps` into the cache
 (default ~/.cache/gradlint-corpora, `--cache DIR`); only its `.py` files are unpacked.
 Nothing is installed, imported or run: wheels only, because `pip download` of an sdist
-builds its metadata, which runs the project's build code. gradlint runs as
+builds its metadata, which runs the project's build code. A research repository that is
+not on PyPI is a pinned commit of a git snapshot already on this machine (`--git-mirrors
+DIR` holds OWNER+NAME/repo, a bare git directory): its `.py` files at that commit are
+unpacked with `git archive`; without the snapshot the project is skipped. gradlint runs as
 `python -m gradlint --format json` (the gradlint of this interpreter), one project at a
 time, so each gets its own time.
 
@@ -55,6 +58,8 @@ else:  # pragma: no cover - exercised only on Python 3.10
 
 VERDICTS_FILE = Path(__file__).resolve().parent / "corpora_verdicts.toml"
 DEFAULT_CACHE = Path("~/.cache/gradlint-corpora").expanduser()
+DEFAULT_GIT_MIRRORS = Path(os.environ.get("GRADLINT_GIT_MIRRORS", "/work/.mirror"))
+GIT_PREFIX = "git:"
 VERDICTS = ("real", "false", "debatable")
 ENTRY_KEYS = ("project", "path", "code", "scope", "anchor", "verdict", "reason")
 OPTIONAL_KEYS = ("scope",)  # "" (module level) when absent
@@ -64,11 +69,17 @@ Key = tuple[str, str, str, str, str]
 @dataclass(frozen=True)
 class Project:
     name: str  # the key used in the verdict file
-    requirement: str  # pinned `pip download` requirement
+    requirement: str  # pinned `pip download` requirement, or "git:OWNER/NAME@COMMIT"
     pip_args: tuple[str, ...] = ()
 
     @property
+    def is_git(self) -> bool:
+        return self.requirement.startswith(GIT_PREFIX)
+
+    @property
     def version(self) -> str:
+        if self.is_git:
+            return self.requirement.partition("@")[2][:12]
         return self.requirement.partition("==")[2]
 
     @property
@@ -78,19 +89,73 @@ class Project:
         return f"{distribution}-{self.version}-"
 
 
-# pytorch/examples, nanoGPT, minGPT and detectron2 are not published on PyPI.
+# Only the .py files are read, so one platform's wheel serves every machine.
+ONE_PLATFORM = (
+    "--only-binary=:all:",
+    "--platform",
+    "manylinux_2_28_x86_64",
+    "--python-version",
+    "3.11",
+)
+
 PROJECTS = (
     Project("timm", "timm==1.0.31"),
     Project("transformers", "transformers==5.23.0"),
     Project("diffusers", "diffusers==0.42.1"),
-    # Only the .py files are read, so one platform's wheel serves every machine.
-    Project(
-        "torchvision",
-        "torchvision==0.29.1",
-        ("--only-binary=:all:", "--platform", "manylinux_2_28_x86_64", "--python-version", "3.11"),
-    ),
+    Project("torchvision", "torchvision==0.29.1", ONE_PLATFORM),
     Project("lightning", "lightning==2.6.6"),
     Project("x-transformers", "x-transformers==2.31.10"),
+    # Issue 31's batch, judged at first sight on 2026-11-27.
+    Project("torchaudio", "torchaudio==2.11.0", ONE_PLATFORM),
+    Project("torchrl", "torchrl==0.14.1", ONE_PLATFORM),
+    Project("kornia", "kornia==0.9.0"),
+    Project("monai", "monai==1.6.1"),
+    Project("pyro-ppl", "pyro-ppl==1.9.2"),
+    Project("gpytorch", "gpytorch==1.15.2"),
+    Project("botorch", "botorch==0.18.1"),
+    Project("speechbrain", "speechbrain==1.1.2"),
+    Project("sentence-transformers", "sentence-transformers==6.2.0"),
+    Project("segmentation-models-pytorch", "segmentation-models-pytorch==0.6.0"),
+    Project("pytorch-metric-learning", "pytorch-metric-learning==2.9.0"),
+    Project("captum", "captum==0.9.0"),
+    Project("torchmetrics", "torchmetrics==1.9.0"),
+    Project("lightly", "lightly==1.6.0"),
+    Project("flair", "flair==0.15.1"),
+    Project("espnet", "espnet==202511"),
+    Project("allennlp", "allennlp==2.10.1"),
+    Project("e3nn", "e3nn==0.6.0"),
+    Project("torchdiffeq", "torchdiffeq==0.2.5"),
+    Project("pytorch-forecasting", "pytorch-forecasting==1.8.0"),
+    Project("torchgeo", "torchgeo==0.8.1"),
+    Project("mmpretrain", "mmpretrain==1.2.0"),
+    Project("torch-geometric", "torch-geometric==2.8.1"),
+    Project("peft", "peft==0.21.2"),
+    Project("open-clip-torch", "open-clip-torch==3.3.0"),
+    Project("stable-baselines3", "stable-baselines3==2.9.2"),
+    Project("denoising-diffusion-pytorch", "denoising-diffusion-pytorch==2.3.4"),
+    Project("ultralytics", "ultralytics==8.4.190"),
+    Project("nnunetv2", "nnunetv2==2.8.1"),
+    Project("nemo-toolkit", "nemo-toolkit==3.0.0"),
+    Project("mmdet", "mmdet==3.3.0"),
+    Project("mmsegmentation", "mmsegmentation==1.2.2"),
+    Project("torchtune", "torchtune==0.6.1"),
+    Project("trl", "trl==1.16.0"),
+    Project("accelerate", "accelerate==1.15.0"),
+    # Its wheels are built for Python 3.12 and later only.
+    Project(
+        "megatron-core",
+        "megatron-core==0.19.2",
+        ("--only-binary=:all:", "--platform", "manylinux_2_28_x86_64", "--python-version", "3.12"),
+    ),
+    # Research code with training scripts, not published on PyPI: pinned git commits.
+    Project("nanoGPT", "git:karpathy/nanoGPT@3adf61e154c3fe3fca428ad6bc3818b27a3b8291"),
+    Project("mae", "git:facebookresearch/mae@efb2a8062c206524e35e47d04501ed4f544c0ae8"),
+    Project("dino", "git:facebookresearch/dino@7c446df5b9f45747937fb0d72314eb9f7b66930a"),
+    Project(
+        "guided-diffusion",
+        "git:openai/guided-diffusion@22e0df8183507e13a7813f8d38d51b072ca1e67c",
+    ),
+    Project("pytorch-examples", "git:pytorch/examples@77f55b912142e11fcfdf5b530231fb9c52f181e8"),
 )
 
 
@@ -171,12 +236,16 @@ def _cached_wheel(project: Project, wheels: Path) -> Path | None:
     return found[0] if found else None
 
 
-def fetch(project: Project, cache: Path, offline: bool) -> tuple[Path | None, str]:
+def fetch(
+    project: Project, cache: Path, offline: bool, git_mirrors: Path = DEFAULT_GIT_MIRRORS
+) -> tuple[Path | None, str]:
     """The project's unpacked source tree (downloading and unpacking it when needed) and a
     note for the report."""
     tree = cache / "src" / f"{project.name}-{project.version}"
     if (tree / ".complete").exists():
         return tree, "cached"
+    if project.is_git:
+        return unpack_git(project, git_mirrors, tree)
     wheels = cache / "wheels"
     wheel = _cached_wheel(project, wheels)
     note = "cached wheel"
@@ -207,6 +276,36 @@ def unpack(wheel: Path, tree: Path) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(archive.read(member))
     (tree / ".complete").write_text(wheel.name + "\n")
+
+
+def unpack_git(project: Project, git_mirrors: Path, tree: Path) -> tuple[Path | None, str]:
+    """Extract the .py files of the pinned commit from the repository's git snapshot (a
+    snapshot lacks its largest files: those are left out)."""
+    repository, _, commit = project.requirement.removeprefix(GIT_PREFIX).partition("@")
+    git_dir = git_mirrors / repository.replace("/", "+") / "repo"
+    if not git_dir.is_dir():
+        return None, f"no git snapshot of {repository} in {git_mirrors}; skipped"
+    git = ["git", "--git-dir", str(git_dir)]
+    listing = subprocess.run([*git, "ls-tree", "-r", "-z", commit], capture_output=True)
+    if listing.returncode != 0:
+        reason = (listing.stderr.decode(errors="replace").strip().splitlines() or ["failed"])[-1]
+        return None, f"git ls-tree of {commit[:12]} failed ({reason}); skipped"
+    blobs = {}  # path -> object id, the .py files only
+    for entry in listing.stdout.split(b"\0"):
+        meta, _, name = entry.decode(errors="replace").partition("\t")
+        parts = Path(name).parts
+        if meta.split(" ")[1:2] == ["blob"] and name.endswith(".py") and ".." not in parts:
+            blobs[name] = meta.split(" ")[2]
+    for name, blob in blobs.items():
+        done = subprocess.run([*git, "cat-file", "blob", blob], capture_output=True)
+        if done.returncode != 0:
+            continue  # not in the snapshot
+        target = tree.joinpath(*Path(name).parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(done.stdout)
+    tree.mkdir(parents=True, exist_ok=True)
+    (tree / ".complete").write_text(f"{repository}@{commit}\n")
+    return tree, "unpacked from git"
 
 
 # --- lint ----------------------------------------------------------------------------
@@ -350,6 +449,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--project", action="append", choices=[p.name for p in PROJECTS])
     parser.add_argument("--offline", action="store_true", help="never download")
+    parser.add_argument(
+        "--git-mirrors",
+        type=Path,
+        default=DEFAULT_GIT_MIRRORS,
+        help="where git snapshots of the research repositories are (OWNER+NAME/repo)",
+    )
     parser.add_argument("--verdicts", type=Path, default=VERDICTS_FILE)
     parser.add_argument("--list", action="store_true", help="print every finding")
     parser.add_argument(
@@ -373,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
     total_seconds = 0.0
     print(f"{'project':<28} {'files':>6} {'lines':>9} {'findings':>8} {'seconds':>8}  source")
     for project in selected:
-        tree, note = fetch(project, args.cache, args.offline)
+        tree, note = fetch(project, args.cache, args.offline, args.git_mirrors)
         label = f"{project.name}=={project.version}"
         if tree is None:
             print(f"{label:<28} {'':>6} {'':>9} {'':>8} {'':>8}  {note}")

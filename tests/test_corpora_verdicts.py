@@ -4,6 +4,7 @@ and its matching logic, offline: the benchmark itself downloads and is run by ha
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -163,3 +164,30 @@ def test_scope_tells_identical_lines_apart():
         "Block.forward",
     ]
     assert corpora.enclosing_scope("def (:\n", 1) == ""
+
+
+def test_a_research_repository_is_unpacked_from_its_git_snapshot(tmp_path):
+    source = tmp_path / "work"
+    (source / "pkg").mkdir(parents=True)
+    (source / "pkg" / "train.py").write_text("import torch\n")
+    (source / "README.md").write_text("not python\n")
+    git = ["git", "-C", str(source), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(source)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "one"], check=True)
+    commit = subprocess.run(
+        [*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    mirrors = tmp_path / "mirrors"
+    subprocess.run(
+        ["git", "clone", "-q", "--bare", str(source), str(mirrors / "owner+repo" / "repo")],
+        check=True,
+    )
+    project = corpora.Project("research", f"git:owner/repo@{commit}")
+    tree, note = corpora.fetch(project, tmp_path / "cache", offline=True, git_mirrors=mirrors)
+    assert note == "unpacked from git"
+    files = sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file())
+    assert files == [".complete", "pkg/train.py"]
+    assert tree.name == f"research-{commit[:12]}"
+    missing = corpora.Project("absent", f"git:owner/absent@{commit}")
+    assert corpora.fetch(missing, tmp_path / "cache", True, mirrors)[0] is None
