@@ -4,15 +4,15 @@ costs a hash and a read.
 One JSON entry per file under `<cache-dir>/v2/<2 hex>/<key>`, where the key hashes:
 gradlint's version and a fingerprint of its code and rule catalogue (an edited checkout
 never serves stale results), the file's effective settings, its path (findings carry it,
-`per-file-ignores` match it), its bytes, and `index_key(path)`, the hook for facts that
-come from other files (empty while every rule looks at one file). Entries are written
-atomically (a temporary file renamed over the entry), so concurrent runs never read a
-half-written one. An entry is served only when it names the request (the file's path,
-the hash of its bytes, the hash of the settings and gradlint's code) and every field of
-every finding has its declared type: an entry copied under another file's key, or one
-with `"line": "abc"`, is a miss. JSON, not pickle: a cache directory checked into a
-repository must not be able to run code. (Whoever can write the directory can still
-forge a well-formed entry for a request: it holds no secret.)
+`per-file-ignores` match it), its bytes, and `index_key(path, source)`: the paths and
+bytes of the project files it imports (project.py), whose definitions its analysis
+reads. Entries are written atomically (a temporary file renamed over the entry), so
+concurrent runs never read a half-written one. An entry is served only when it names the
+request (the file's path, the hash of its bytes, the hash of the settings and gradlint's
+code) and every field of every finding has its declared type: an entry copied under
+another file's key, or one with `"line": "abc"`, is a miss. JSON, not pickle: a cache
+directory checked into a repository must not be able to run code. (Whoever can write the
+directory can still forge a well-formed entry for a request: it holds no secret.)
 
 The directory holds a `CACHEDIR.TAG` (backup tools skip it) and a `.gitignore` of `*`.
 """
@@ -26,7 +26,7 @@ from enum import Enum
 from functools import cache
 from pathlib import Path
 
-from gradlint import __version__
+from gradlint import __version__, project
 from gradlint.config import Config
 from gradlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Severity, Witness
 
@@ -58,10 +58,10 @@ _KINDS = {
 }
 
 
-def index_key(path: str) -> bytes:
-    """Key material from other files that `path`'s findings depend on (a summary of the
-    modules it imports, once rules look across files); today no rule does."""
-    return b""
+def index_key(path: str, source: bytes) -> bytes:
+    """Key material from other files that `path`'s findings depend on: the project files
+    it imports, transitively (project.index_key)."""
+    return project.index_key(path, source)
 
 
 @cache
@@ -113,7 +113,7 @@ class ResultCache:
     def key(self, path: str, source: bytes) -> EntryKey:
         source_hash = hashed(source).digest()
         digest = hashed(self._run_key)
-        for part in (os.fsencode(path), source_hash, index_key(path)):
+        for part in (os.fsencode(path), source_hash, index_key(path, source)):
             digest.update(len(part).to_bytes(8, "little"))
             digest.update(part)
         return EntryKey(digest.hexdigest(), path, source_hash.hex())

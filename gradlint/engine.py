@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import gc
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 import libcst as cst
 
-from gradlint import dataclass_code, node_init
+from gradlint import dataclass_code, node_init, project
+from gradlint.analysis import walk
 from gradlint.analysis.walk import (
     defines_hook,
     identity_hashes,
     plain_type_checks,
     skipped,
+    visit,
     walk_hooks,
 )
 from gradlint.catalogue import load_catalogue
@@ -400,11 +403,35 @@ def lint_source(path: str, source: bytes | str, config: Config | None = None) ->
     config = config or Config()
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
     raw = from_bom(raw)
+    try:
+        link = project.linked(path, raw)
+    except Exception as error:  # a bug in the index: the file is linted alone
+        return _alone(path, raw, config, [internal_error(path, error)])
+    if link is not None and (parsed_at_all(raw) or any(map(_piece_imports_torch, link.pieces))):
+        linked = _guarded(path, link.source, config, link.pieces)
+        if not linked.internal_errors and not any(d.code == "GL001" for d in linked.diagnostics):
+            return linked
+    return _alone(path, raw, config)
+
+
+def _piece_imports_torch(piece: str) -> bool:
+    return imports_torch(piece.encode("utf-8", "surrogatepass"))
+
+
+def _alone(path: str, raw: bytes, config: Config, errors: list[str] | None = None) -> LintResult:
+    """`lint_source` of the file's own text."""
     if not parsed_at_all(raw):
-        return LintResult()
+        return LintResult(internal_errors=errors or [])
+    result = _guarded(path, raw, config)
+    result.internal_errors[:0] = errors or []
+    return result
+
+
+def _guarded(path: str, raw: bytes, config: Config, pieces: tuple[str, ...] = ()) -> LintResult:
+    """The linting of `raw` on a deep-stack thread, its exceptions turned into results."""
     try:
         with _collector_paused():
-            return deep_call(lambda: lint_in_thread(path, raw, config))
+            return deep_call(lambda: lint_in_thread(path, raw, config, pieces))
     except RecursionError:
         reason = "Cannot analyse: nesting too deep"
     except MemoryError:
@@ -431,21 +458,74 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def lint_in_thread(path: str, source: bytes, config: Config) -> LintResult:
+def lint_in_thread(
+    path: str, source: bytes, config: Config, pieces: tuple[str, ...] = ()
+) -> LintResult:
     """`lint_source`'s work, on the calling thread (lint_source runs it on a deep-stack
-    one and turns its exceptions into results)."""
+    one and turns its exceptions into results). `pieces` (project.Linked) go before the
+    file's own statements; findings on their lines are dropped."""
     result = LintResult()
     module = parse(path, source, config.max_depth)
     if isinstance(module, Diagnostic):
         if config.is_selected("GL001"):
             result.diagnostics.append(module)
         return result
-    file = FileContext(path, module, config)
+    own, header, added, foreign = module, len(module.header), 0, frozenset()
+    if pieces:
+        statements, added, foreign = _linked_statements(pieces)
+        module = module.with_changes(body=(*statements, *module.body))
+    file = FileContext(path, module, config, foreign)
     checkers = [
         checker(file)
         for checker in load_checkers()
         if any(config.is_selected(code) for code in checker.codes)
     ]
-    _Dispatcher(file, checkers).run(module)
-    result.diagnostics = sorted(file.diagnostics, key=Diagnostic.sort_key)
+    if pieces:  # the checkers walk the file's own statements; the calls scan all
+        visit(cst.Module(body=statements), file.call_scan)
+        file.call_scan.complete = False
+    _Dispatcher(file, checkers).run(own)
+    found = file.diagnostics if not added else _own_lines(file.diagnostics, header, added)
+    result.diagnostics = sorted(found, key=Diagnostic.sort_key)
     return result
+
+
+def _own_lines(diagnostics: list[Diagnostic], header: int, added: int) -> list[Diagnostic]:
+    """Findings on the file's own lines (after its `header` lines, the `added` lines of
+    project definitions follow), numbered as in the file."""
+    kept = []
+    for found in diagnostics:
+        if header < found.line <= header + added:
+            continue
+        if found.line > header:
+            found.line -= added
+            found.end_line -= added
+            if found.fix is not None:
+                edits = tuple(
+                    dataclasses.replace(e, line=e.line - added, end_line=e.end_line - added)
+                    for e in found.fix.edits
+                )
+                found.fix = dataclasses.replace(found.fix, edits=edits)
+        kept.append(found)
+    return kept
+
+
+def _linked_statements(pieces: tuple[str, ...]) -> tuple[list, int, frozenset]:
+    """The statements of the pieces, the lines they take and their functions."""
+    statements, lines, functions = [], 0, set()
+    for piece in pieces:
+        parsed = _piece(piece)
+        statements += parsed[0]
+        lines += parsed[1]
+        functions |= parsed[2]
+    return statements, lines, frozenset(functions)
+
+
+@lru_cache(maxsize=4096)
+def _piece(text: str) -> tuple[tuple[cst.BaseStatement, ...], int, frozenset]:
+    """One definition's statements (parsed once per process), lines and functions."""
+    with node_init.unvalidated():
+        body = cst.parse_module(text).body
+    functions = frozenset(
+        node for node in walk.iter_nodes(cst.Module(body=body)) if type(node) is cst.FunctionDef
+    )
+    return body, cst.Module(body=body).code.count("\n"), functions

@@ -22,10 +22,19 @@ from gradlint.diagnostic import Diagnostic, Fix, Severity, Witness
 class FileContext:
     """One parsed file and the analysis shared by all checkers."""
 
-    def __init__(self, path: str, module: cst.Module, config: Config) -> None:
+    def __init__(
+        self,
+        path: str,
+        module: cst.Module,
+        config: Config,
+        foreign: frozenset[cst.FunctionDef] = frozenset(),
+    ) -> None:
         self.path = path
         self.module = module
         self.config = config
+        # functions of other project files put before the file's own statements (the
+        # project index): analysed where the file calls them, not on their own
+        self.foreign = foreign
         self.imports = ImportTable.from_module(module, package_of(path))
         self.index = ModuleIndex(module, self.imports)
         self.scope = Scope(self.imports, self.index, config.no_grad_contexts)
@@ -41,7 +50,9 @@ class FileContext:
     @cached_property
     def dataflow(self) -> FileFacts:
         """The dataflow interpreter's facts and events, computed on a rule's first query."""
-        return FileFacts(self.module, self.imports, self.index, self.scope, self.call_scan)
+        return FileFacts(
+            self.module, self.imports, self.index, self.scope, self.call_scan, foreign=self.foreign
+        )
 
     @cached_property
     def unreachable(self) -> frozenset[cst.CSTNode]:

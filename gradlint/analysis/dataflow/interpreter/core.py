@@ -80,6 +80,7 @@ class FileFacts:
         scope: Scope,
         scan: CallScan | None = None,
         recorder=None,
+        foreign: frozenset[cst.FunctionDef] = frozenset(),
     ):
         """`recorder`: called after each statement the interpreter runs, with the state
         after it (recording.py: the fact oracle's query API); None in the linter."""
@@ -117,7 +118,7 @@ class FileFacts:
             visit(module, scan)
         interpreter = Interpreter(module, imports, index, scope, self, scan)
         interpreter.recorder = recorder
-        interpreter.run()
+        interpreter.run(foreign)
         self.shape_conflicts = interpreter.shapes.conflicts  # node -> kind -> ShapeConflict
         self._values = interpreter.values
 
@@ -255,7 +256,9 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         event = TrainingEvent(kind, node, frame.line, self.run_number, self.path, time, **facts)
         self.facts.training.append(event)
 
-    def run(self) -> None:
+    def run(self, foreign: frozenset[cst.FunctionDef] = frozenset()) -> None:
+        """The module body, then each function no call reached on its own, except the
+        `foreign` ones (another file's, run only where this file calls them)."""
         self._enter_run()
         body = Body(None, None, None in self.differentiated, None)
         frame = Frame(body, None, 0)
@@ -267,7 +270,7 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         final = (after or state).env
         self.globals = {name: value for name, value in final.items() if name in once}
         for node, owner in self.functions.items():
-            if node not in self.ran:
+            if node not in self.ran and node not in foreign:
                 self._standalone(node, owner)
         self._drop_edits_of_functions_called_without_grad()
 
