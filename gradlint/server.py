@@ -336,21 +336,31 @@ class Workers:
 # -- what the workers run ------------------------------------------------------------------
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def as_saved(text: str) -> str:
+    """A document's text as an editor saves it in UTF-8: a lone surrogate (JSON lets a
+    client send one) becomes U+FFFD, one code point and one UTF-16 unit like it."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
 def lint_job(path: str, config: Config, text: str) -> list[Diagnostic]:
     """The findings of a document's text, as `gradlint <path>` reports them."""
-    return lint_file(path, config, text.encode("utf-8", "surrogatepass")).diagnostics
+    return lint_file(path, config, as_saved(text).encode("utf-8")).diagnostics
 
 
 def noqa_job(text: str, findings: list[Diagnostic]) -> list[Edit]:
     """The "add `# noqa`" edit of each finding."""
-    spans = statement_spans(text.encode("utf-8", "surrogatepass"))
+    spans = statement_spans(as_saved(text).encode("utf-8"))
     lines = _lines(text)
     return [noqa_edit(spans, lines, d) for d in findings]
 
 
 def fix_all_job(path: str, config: Config, text: str) -> tuple[int, list[Edit]]:
     """How many safe fixes apply, and the edits that turn `text` into the fixed text."""
-    outcome = fix_source(path, text.encode("utf-8", "surrogatepass"), config, unsafe=False)
+    text = as_saved(text)
+    outcome = fix_source(path, text.encode("utf-8"), config, unsafe=False)
     if not outcome.changed:
         return 0, []
     return len(outcome.fixed), changed_spans(text, outcome.text)
@@ -571,7 +581,7 @@ class GradlintServer(LanguageServer):
                 and document is not None
                 and document.language_id in (None, "python")
             )
-            source = document.source if document is not None else ""
+            source = as_saved(document.source) if document is not None else ""
             cells.append({"cell_type": "code" if code else "markdown", "source": source})
         return json.dumps({"cells": cells, "metadata": {"language_info": {"name": "python"}}})
 

@@ -271,10 +271,19 @@ def test_malformed_json_gets_a_parse_error_and_the_server_goes_on(tmp_path):
 
 
 def test_a_lone_surrogate_in_a_document_still_gets_diagnostics(client, tmp_path):
-    uri = client.open(tmp_path / "s.py", "import torch\n\nx = '\ud800'\n" + SUPPRESSED)
+    """Linted as the editor would save it (U+FFFD in its place), positions unchanged."""
+    source = "import torch\n\ns = '\ud800'; y = torch.randn(3, 4).t().view(-1)\n"
+    uri = client.open(tmp_path / "s.py", source)
     [finding] = client.diagnostics(uri)
-    assert finding["code"] == "GL001"
-    assert "utf-8" in finding["message"]
+    assert finding["code"] == "GL401"
+    assert finding["range"]["start"] == {"line": 2, "character": 13}
+    params = {
+        "textDocument": {"uri": uri},
+        "range": finding["range"],
+        "context": {"diagnostics": [], "only": ["source.fixAll"]},
+    }
+    [fix_all] = client.request("textDocument/codeAction", params)
+    assert apply(source, fix_all["edit"]["changes"][uri]) == source.replace("view", "reshape")
 
 
 def _big(size: int, tail: str = "") -> str:
