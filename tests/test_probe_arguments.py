@@ -133,3 +133,33 @@ def test_calls_of_other_methods_with_their_arguments_and_grad_mode():
 
 def test_an_unparsable_file_has_no_facts():
     assert arguments.file_context("broken.py", "def f(:\n") is None
+
+
+CONFIGURED = """
+    from types import SimpleNamespace
+
+    import torch.nn as nn
+
+
+    class Head(nn.Module):
+        def __init__(self, cfg):
+            super().__init__()
+            self.fc = nn.Linear(cfg.MODEL.WIDTH, cfg.MODEL.CLASSES)
+
+        def forward(self, x):
+            return self.fc(x)
+
+
+    model_cfg = SimpleNamespace(WIDTH=8, CLASSES=3, NORM="GN")
+    head = Head(SimpleNamespace(MODEL=model_cfg))
+"""
+
+
+def test_a_simplenamespace_config_is_rebuilt_with_its_fields():
+    """A config object of literal fields (nested too) is passed as the file builds it."""
+    context = arguments.file_context("head.py", textwrap.dedent(CONFIGURED))
+    assert context is not None
+    config = "SimpleNamespace(MODEL=SimpleNamespace(WIDTH=8, CLASSES=3, NORM='GN'))"
+    assert arguments.constructors(context)["Head"] == [
+        {"args": [config], "kwargs": {}, "guessed": False}
+    ]

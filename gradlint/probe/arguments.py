@@ -4,8 +4,8 @@ Read from the static analysis, never computed here: the dataflow interpreter's v
 (constructor arguments of every instance of a class of the file, argparse defaults,
 module constants, instances passed to constructors, the arguments of every call of a
 module instance) and the shape analysis (the shapes of tensors at module-level call
-sites). The sources use only literals, `torch.<factory>(<literals>)`, `torch.nn.<Layer>`
-and the file's own class names.
+sites). The sources use only literals, `torch.<factory>(<literals>)`, `torch.nn.<Layer>`,
+`SimpleNamespace` and the file's own class names.
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ def _call(callee: str, arguments: tuple[list, dict], depth: int) -> str | None:
 
 def source_of(value, depth: int = 0) -> str | None:
     """Source rebuilding a proven value: a literal, a tuple or dict of them, or an
-    instance of a class of the file or of a torch layer built with proven arguments."""
+    instance of a class of the file, of a torch layer or of `SimpleNamespace` built with
+    proven arguments."""
     if depth > _NESTING:
         return None
     if isinstance(value, Const):
@@ -72,6 +73,8 @@ def source_of(value, depth: int = 0) -> str | None:
             return _call(value.info.name, value.arguments, depth)
         if value.torch_layer:
             return _call(value.kind, value.arguments, depth)
+        if value.kind == "types.SimpleNamespace":  # a config object: its proven fields
+            return _call("SimpleNamespace", value.arguments, depth)
     return None
 
 

@@ -31,6 +31,7 @@ import re
 import signal
 import sys
 import traceback
+import types
 import warnings
 
 from gradlint.probe.planner import MODULE_NAME, describe_exception
@@ -214,9 +215,15 @@ def _torch_import(name: str, *args, **kwargs):
 
 
 def _evaluate(torch, source: str, classes: dict):
-    """A literal, a `torch.<factory>(<literals>)`, or an instance of a torch layer or of
-    one of the file's `classes` built from those (sources the planner made)."""
-    namespace = {"__builtins__": {"__import__": _torch_import}, "torch": torch, **classes}
+    """A literal, a `torch.<factory>(<literals>)`, or an instance of a torch layer, of
+    `SimpleNamespace` or of one of the file's `classes` built from those (sources the
+    planner made)."""
+    namespace = {
+        "__builtins__": {"__import__": _torch_import},
+        "torch": torch,
+        "SimpleNamespace": types.SimpleNamespace,
+        **classes,
+    }
     return eval(source, namespace)  # noqa: S307
 
 

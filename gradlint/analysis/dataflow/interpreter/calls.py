@@ -230,6 +230,8 @@ class Calls:
             return self._typed(call, qualified.rpartition(".")[2], args, result, state)
         if qualified == "argparse.ArgumentParser":
             return Obj(qualified)
+        if qualified == "types.SimpleNamespace" and not args[0]:  # a config object
+            return Obj(qualified, arguments=([], dict(args[1])), attrs=dict(args[1]))
         if qualified in _MATH_OF_NUMBERS and len(args[0]) == 1 and not args[1]:
             number = args[0][0].value if isinstance(args[0][0], Const) else None
             if type(number) in (int, float) and number > 0:  # `x / math.sqrt(head_dim)`
