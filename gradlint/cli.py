@@ -6,6 +6,8 @@ Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error
 from __future__ import annotations
 
 import argparse
+import codecs
+import io
 import os
 import sys
 from pathlib import Path
@@ -289,13 +291,34 @@ def _add_noqa(diagnostics: list[Diagnostic], stdin_name: str | None) -> int:
     return EXIT_CLEAN
 
 
+OUTPUT_ERRORS = "gradlint-output"
+
+
+def _unencodable(error: UnicodeError) -> tuple[str | bytes, int]:
+    """The codec error handler of gradlint's output: a file name's undecodable bytes (lone
+    surrogates, as os reads them) written back as themselves, any other character the
+    stream cannot encode (`PYTHONIOENCODING=ascii`, a non-ASCII name) as a backslash
+    escape, as `errors="backslashreplace"` writes it; never a failed report."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    text = error.object[error.start : error.end]
+    if all("\udc80" <= character <= "\udcff" for character in text):
+        return bytes(ord(character) - 0xDC00 for character in text), error.end
+    return codecs.backslashreplace_errors(error)
+
+
+codecs.register_error(OUTPUT_ERRORS, _unencodable)
+
+
+def _tolerant_stdout() -> None:
+    """Standard output writes what its encoding cannot encode (see _unencodable)."""
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors=OUTPUT_ERRORS)
+
+
 def _write(text: str, output: str | None) -> None:
     if output is None:
-        try:
-            sys.stdout.write(text)
-        except UnicodeEncodeError:  # a non-UTF-8 file name: write its bytes back
-            sys.stdout.flush()
-            sys.stdout.buffer.write(text.encode(sys.stdout.encoding, "surrogateescape"))
+        sys.stdout.write(text)
     else:
         # surrogateescape: a file name that is not valid UTF-8 is written back as its bytes
         Path(output).write_text(text, encoding="utf-8", errors="surrogateescape")
@@ -567,6 +590,7 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser(command).parse_args(argv)
     except SystemExit as exit_:
         return EXIT_ERROR if exit_.code else EXIT_CLEAN
+    _tolerant_stdout()
     try:
         return args.run(args)
     except Exception as error:  # exit 1 means findings: a crash must not look like them

@@ -419,6 +419,35 @@ def test_a_non_utf8_file_name_in_every_format_and_output_file(crash_project, fmt
     assert done.returncode == 1 and b"GL303" in out.read_bytes()
 
 
+@pytest.mark.parametrize("fmt", ["flake8", "full", "json", "sarif", "github"])
+def test_an_output_stream_that_cannot_encode_the_report(crash_project, fmt):
+    """PYTHONIOENCODING=ascii and a non-ASCII name in a finding (and a file name that is
+    not UTF-8): the report is written, what ASCII lacks as backslash escapes."""
+    (crash_project / "theta.py").write_text(
+        "import torch\n\n\u03b8 = torch.zeros(3, requires_grad=True)\n\u03b8 += 1\n"
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gradlint",
+            "--no-cache",
+            "--format",
+            fmt,
+            "theta.py",
+            "caf\udce9.py",
+        ],
+        capture_output=True,
+        check=False,
+        cwd=crash_project,
+        env={**os.environ, "PYTHONIOENCODING": "ascii"},
+    )
+    assert (done.returncode, done.stderr) == (1, b"")
+    assert b"GL101" in done.stdout and b"GL303" in done.stdout
+    if fmt in ("flake8", "full", "github"):
+        assert b"`\\u03b8`" in done.stdout and b"caf\xe9.py" in done.stdout
+
+
 def test_without_room_for_a_big_stack_files_are_still_linted(monkeypatch):
     import threading
 
