@@ -214,8 +214,7 @@ def parse(
             return rejected
         return _parse_with_libcst(path, source, rejected)
     except (RecursionError, MemoryError, ValueError) as error:
-        reason = "nesting too deep for the parser" if isinstance(error, RecursionError) else error
-        return _syntax_error(path, 1, 1, f"Cannot parse: {reason}")
+        return _syntax_error(path, 1, 1, f"Cannot parse: {_failure(error)}")
     if deep is not None and deep[0] > max_depth:
         depth, line = deep
         message = (
@@ -385,15 +384,30 @@ def _parse_with_libcst(
         with node_init.unvalidated():
             return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        first = str(error).splitlines()[0]
+        first = (str(error).splitlines() or [""])[0]
         line, column = error.raw_line, error.raw_column + 1
-        return rejected or _syntax_error(path, line, column, f"Cannot parse: {first}")
+        reason = first or _failure(error)
+        return rejected or _syntax_error(path, line, column, f"Cannot parse: {reason}")
     except (SyntaxError, UnicodeError, LookupError, ValueError) as error:
         if rejected is None and isinstance(source, bytes) and not is_utf8(source):
             # CPython 3.11 lets comments hold bytes that are not UTF-8, libcst's decoder
             # does not: read as U+FFFD, they stay in the comments
             return _parse_with_libcst(path, source.decode("utf-8", "replace"), None)
-        return rejected or _syntax_error(path, 1, 1, f"Cannot parse: {error}")
+        return rejected or _syntax_error(path, 1, 1, f"Cannot parse: {_failure(error)}")
+
+
+def _failure(error: BaseException) -> str:
+    """Why a parser failed, never empty: CPython 3.11's parser raises a MemoryError without
+    a message when its stack of nested constructs overflows (10,000 `elif`s, 3,000 nested
+    lambdas)."""
+    if isinstance(error, RecursionError):
+        return "nesting too deep for the parser"
+    if isinstance(error, MemoryError):
+        return (
+            "too deeply nested for CPython's parser (its stack overflowed: MemoryError), "
+            "or out of memory"
+        )
+    return " ".join(str(error).split()) or type(error).__name__
 
 
 def lint_source(path: str, source: bytes | str, config: Config | None = None) -> LintResult:

@@ -76,6 +76,8 @@ def check(source: str | bytes, path: str = "fuzz.py") -> None:
     result = lint_source(path, raw, CONFIG)
     assert not result.internal_errors, result.internal_errors[0]
     syntax_errors = [d for d in result.diagnostics if d.code == "GL001"]
+    for error in syntax_errors:  # every GL001 says why
+        assert error.message.split(": ", 1)[1].strip(), error.message
     if cpython_accepts(raw):
         assert not syntax_errors, (raw[:2000], syntax_errors[0].message, syntax_errors[0].detail)
     else:

@@ -243,6 +243,20 @@ def test_what_the_compiler_rejects_is_gl001_with_its_message(statement, tmp_path
     assert out == f"{path}:{error.lineno}:{error.offset}: GL001 Cannot parse: {error.msg}\n"
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "if a:\n    pass\n" + "".join(f"elif a{i}:\n    pass\n" for i in range(10_000)),
+        "x = " + "lambda: " * 3000 + "1\n",
+    ],
+    ids=["10,000 elifs", "3,000 nested lambdas"],
+)
+def test_a_file_too_deep_for_cpythons_parser_is_gl001_saying_why(body):
+    """CPython 3.11's parser raises a bare MemoryError on them: GL001 says what it means."""
+    [found] = lint_source("case.py", "import torch\n" + body).diagnostics
+    assert found.code == "GL001" and "too deeply nested for CPython's parser" in found.message
+
+
 def test_a_deep_file_is_compiled_to_the_end_when_within_max_depth():
     """A file deeper than the compilation's own bound is measured on CPython's tree, then
     compiled at the deep thread's limit: its compile-stage error is still found."""
