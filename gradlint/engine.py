@@ -222,7 +222,7 @@ def parse(
             "(libcst's parse time grows steeply with depth; raise max-depth to lint it)"
         )
         return _syntax_error(path, line, 1, message)
-    module = _parse_with_libcst(path, source, None)
+    module = _parse_in_chunks(source) or _parse_with_libcst(path, source, None)
     if isinstance(module, Diagnostic):
         # CPython accepted the file: libcst's tokenizer rejects a few valid endings, such
         # as a line continuation right before the end of the file.
@@ -374,6 +374,76 @@ def _libcst_verdict(source: bytes) -> None | str:
     except Exception as error:
         return str(error)[:MESSAGE_LIMIT]
     return None
+
+
+# A file of at least this many bytes is parsed by libcst in chunks of about CHUNK_BYTES.
+CHUNKED_PARSE_BYTES = 512 * 1024
+CHUNK_BYTES = 256 * 1024
+# Where a chunk may start: a line that opens a top-level definition or decorator.
+_DEFINITION_START = re.compile(rb"^(?:@|def[ \t]|class[ \t]|async[ \t]+def[ \t])", re.MULTILINE)
+_CONTINUED_DEFINITION = re.compile(rb"(?:^|\n)@[^\n]*\n(?:[ \t\f]*(?:#[^\n]*)?\r?\n)*\Z")
+
+
+def _parse_in_chunks(source: bytes) -> cst.Module | None:
+    """libcst's module of a big file CPython accepted, parsed a chunk of top-level
+    statements at a time and joined (the same code, so the same positions), or None to
+    parse it whole: a small file, no place to cut, or a chunk libcst rejects.
+
+    libcst's native parser holds several times the source's size per byte while it
+    parses (a 4 MB file: GBs); parsed in chunks its peak is a chunk's. A chunk starts at
+    a line that opens a top-level `def`, `class` or decorator, not right after a
+    decorator line. Were such a line inside a string or brackets, the chunk before it
+    would end inside them and libcst would reject it: then the file is parsed whole."""
+    if len(source) < CHUNKED_PARSE_BYTES or b"\r" in source:
+        return None
+    cuts, start = [], 0
+    for match in _DEFINITION_START.finditer(source, CHUNK_BYTES):
+        at = match.start()
+        decorated = _CONTINUED_DEFINITION.search(source, max(start, at - 4096), at)
+        if at - start >= CHUNK_BYTES and not decorated:
+            cuts.append(at)
+            start = at
+    if not cuts or len(source) - start < CHUNK_BYTES // 4:  # no cut, or a last crumb
+        cuts = cuts[:-1]
+    if not cuts:
+        return None
+    bounds = list(zip([0, *cuts], [*cuts, len(source)], strict=True))
+    try:
+        with node_init.unvalidated():
+            first = cst.parse_module(source[: bounds[0][1]])
+            if not any(isinstance(getattr(s, "body", None), cst.IndentedBlock) for s in first.body):
+                return None  # the file's indentation is detected in the first chunk
+            config = cst.PartialParserConfig(
+                encoding=first.encoding,
+                default_indent=first.default_indent,
+                default_newline=first.default_newline,
+            )
+            modules = [first]
+            for begin, end in bounds[1:]:
+                modules.append(cst.parse_module(source[begin:end], config))
+    except (cst.ParserSyntaxError, SyntaxError, UnicodeError, LookupError, ValueError):
+        return None
+    return _joined(modules)
+
+
+def _joined(modules: list[cst.Module]) -> cst.Module:
+    """One module of the chunks' statements, in order: each chunk's footer (and the next
+    one's header) become leading lines of the next chunk's first statement."""
+    body: list[cst.BaseStatement] = [*modules[0].body]
+    carried = list(modules[0].footer)
+    for module in modules[1:]:
+        statements = list(module.body)
+        lines = [*carried, *module.header]
+        if lines:
+            statements[0] = statements[0].with_changes(
+                leading_lines=[*lines, *statements[0].leading_lines]
+            )
+        body += statements
+        carried = list(module.footer)
+    first, last = modules[0], modules[-1]
+    return first.with_changes(
+        body=body, footer=carried, has_trailing_newline=last.has_trailing_newline
+    )
 
 
 def _parse_with_libcst(

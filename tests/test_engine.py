@@ -383,3 +383,55 @@ def test_nodes_built_outside_a_parse_are_validated_and_keep_their_signature():
                 assert repr(param.default) == "<factory>"
             else:
                 assert param.default is inspect.Parameter.empty
+
+
+def _torch_model_code(size: int) -> bytes:
+    """The installed torch's nn/modules sources (found without importing torch) in one
+    file of at least `size` bytes, `from __future__` imports dropped."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("torch")
+    modules = Path(next(iter(spec.submodule_search_locations))) / "nn" / "modules"
+    parts, total = [], 0
+    for path in sorted(modules.glob("*.py")):
+        text = path.read_text().replace("from __future__ import annotations\n", "")
+        parts.append(text.rstrip("\n") + "\n")
+        total += len(parts[-1])
+        if total >= size:
+            break
+    return "".join(parts).encode()
+
+
+@pytest.fixture(scope="module")
+def big_file():
+    from gradlint.engine import CHUNKED_PARSE_BYTES
+
+    return _torch_model_code(2 * CHUNKED_PARSE_BYTES)
+
+
+def test_a_big_file_is_parsed_in_chunks_into_libcsts_own_tree(big_file):
+    """Its chunks joined are the tree libcst builds of the whole file (deep_equals), so
+    its code and every position are the same."""
+    from gradlint.engine import _parse_in_chunks
+    from gradlint.guard import deep_call
+
+    chunked = deep_call(lambda: _parse_in_chunks(big_file))
+    assert isinstance(chunked, cst.Module)
+    whole = deep_call(lambda: cst.parse_module(big_file))
+    assert deep_call(lambda: whole.deep_equals(chunked))
+    assert chunked.code.encode() == big_file
+
+
+def test_a_cut_inside_a_string_falls_back_to_the_whole_parse(big_file):
+    """A line that looks like a top-level `def` inside a long docstring: the chunk before
+    it ends inside the string, libcst rejects it, the file is parsed whole."""
+    from gradlint.engine import CHUNK_BYTES, _parse_in_chunks
+
+    filler = "".join(
+        f"def looks_like_code_{i}(x):\n    return x\n" for i in range(CHUNK_BYTES // 20)
+    )
+    source = ('import torch\n\nDOC = """\n' + filler + '"""\n').encode() + big_file
+    assert _parse_in_chunks(source) is None
+    module = parse("m.py", source)
+    assert isinstance(module, cst.Module) and module.code.encode() == source
