@@ -248,3 +248,92 @@ def test_unreduced_witness_raises_the_message():
     )
     with pytest.raises(RuntimeError, match=re.escape(finding.witness.expect)):
         exec(finding.witness.program, {})
+
+
+_NET = """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(6, 8)
+        self.fc = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.body(x)))
+
+
+model = Net()
+{setup}
+for _ in range(3):
+    optimizer.zero_grad()
+    loss = model(torch.randn(4, 6)).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("setup", "line"),
+    [
+        ("optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nmodel.fc = nn.Linear(8, 2)", 17),
+        ("optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nmodel = Net()", 23),
+    ],
+)
+def test_optimizer_misses_the_parameters_in_use(setup, line):
+    (finding,) = lint(_NET.format(setup=setup))
+    assert finding.code == "GL507" and finding.line == line
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "model.fc = nn.Linear(8, 2)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)",
+        # a head trained on purpose, the backbone frozen or left out
+        "for p in model.body.parameters():\n    p.requires_grad = False\n"
+        "optimizer = torch.optim.SGD(\n"
+        "    filter(lambda p: p.requires_grad, model.parameters()), lr=0.1\n)",
+        "optimizer = torch.optim.SGD(model.fc.parameters(), lr=0.1)",
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nmodel.fc.weight.data.zero_()",
+    ],
+)
+def test_optimizer_over_the_model_in_use_is_quiet(setup):
+    assert "GL507" not in codes(_NET.format(setup=setup))
+
+
+def test_two_optimizers_each_cleared_are_quiet():
+    source = """
+import torch
+import torch.nn as nn
+
+G, D = nn.Linear(4, 6), nn.Linear(6, 1)
+opt_g = torch.optim.Adam(G.parameters())
+opt_d = torch.optim.Adam(D.parameters())
+for _ in range(3):
+    z = torch.randn(8, 4)
+    opt_d.zero_grad()
+    loss_d = D(G(z).detach()).mean() - D(torch.randn(8, 6)).mean()
+    loss_d.backward()
+    opt_d.step()
+    opt_g.zero_grad()
+    loss_g = -D(G(z)).mean()
+    loss_g.backward()
+    opt_g.step()
+"""
+    assert codes(source) == []
+
+
+def test_no_grad_evaluation_loop_is_quiet():
+    source = """
+import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 2)
+with torch.no_grad():
+    for x in [torch.randn(3, 4)] * 2:
+        loss = nn.functional.cross_entropy(model(x), torch.tensor([0, 1, 0]), reduction="none")
+        print(loss.mean().item())
+"""
+    assert codes(source) == []

@@ -253,6 +253,9 @@ class Calls:
                 return _combined(args[0][0], state)  # `sum(losses)`: a tensor of them all
             if func.value == "dict" and not args[0]:
                 return Mapping(tuple(args[1].items()))  # `dict(x=..., y=...)`
+            if func.value == "type" and len(args[0]) == 1 and isinstance(args[0][0], Obj):
+                info = args[0][0].info  # `type(self)(...)`: the instance's own class
+                return ClassRef(info) if info is not None else None
         if isinstance(func, cst.Attribute) and receiver is _SUPER:
             return self._super_call(call, func.attr.value, args, state, frame)
         callee = receiver if not isinstance(func, cst.Attribute) else None
