@@ -677,3 +677,46 @@ def test_data_write_after_a_torch_layer_or_helper_method_used_the_weight_is_flag
             return out
     """
     assert _findings(source) == [(16, "GL102"), (17, "GL102")]
+
+
+# an optimizer wrapper whose own `backward(loss)` method runs `loss.backward()` ----------
+
+WRAPPER_BACKWARD = """\
+import torch
+import torch.nn as nn
+
+
+class FairseqOptimizer:
+    def __init__(self, params, lr):
+        self.optimizer = torch.optim.Adam(params, lr=lr)
+
+    def backward(self, loss):
+        loss.backward()
+
+
+class Criterion:
+    def forward_reg(self, model, sample, optimizer):
+        loss = model(sample).pow(2).mean()
+        optimizer.backward(loss)
+        return loss
+
+
+class Task:
+    def train_step(self, sample, model, criterion, optimizer):
+        loss = criterion.forward_reg(model, sample, optimizer)
+        {again}return loss
+
+
+model = nn.Linear(6, 5)
+optimizer = FairseqOptimizer(model.parameters(), lr=1e-3)
+Task().train_step(torch.randn(4, 6), model, Criterion(), optimizer)
+"""
+
+
+def test_optimizer_wrapper_backward_called_once_is_quiet_and_twice_flagged(tmp_path):
+    """`optimizer.backward(loss)` of a file's class runs its own method: one backward, not
+    two (the call is not a `fabric.backward(loss)` of an imported object)."""
+    assert _findings(WRAPPER_BACKWARD.format(again="")) == []
+    twice = WRAPPER_BACKWARD.format(again="optimizer.backward(loss)\n        ")
+    assert _findings(twice) == [(10, "GL305")]
+    assert "second time" in str(_run(tmp_path, twice))

@@ -173,6 +173,14 @@ def _receiver(call: cst.Call, method: cst.FunctionDef) -> str | None:
 class Calls:
     """The interpreter's calls: mixed into `Interpreter`, over its shared state."""
 
+    def _defines(self, receiver, name: str) -> bool:
+        """Whether `receiver` is an instance of a file's class that defines method `name`."""
+        return (
+            isinstance(receiver, Obj)
+            and receiver.info is not None
+            and (self._method(receiver.info, name) is not None)
+        )
+
     def _call(self, call: cst.Call, state: State, frame: Frame):
         func = call.func
         qualified = self.imports.resolve(func)
@@ -189,9 +197,10 @@ class Calls:
         args = self._arguments(call, state, frame, keeps)
         state.uses.quiet = quiet
         self._registration(call, method, receiver, args, state, frame)
-        if method == "backward":
+        if method == "backward" and not self._defines(receiver, "backward"):
             # `loss.backward()`, or `fabric.backward(loss)`: the loss is the argument when
-            # the receiver is not a tensor
+            # the receiver is not a tensor (an instance of a file's class defining its own
+            # `backward` runs it: its `loss.backward()` is the one)
             operand = dotted(func.value)
             loss, loss_node = receiver, func.value
             if not isinstance(receiver, Tensor) and call.args and not call.args[0].keyword:
