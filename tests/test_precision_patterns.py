@@ -720,3 +720,70 @@ def test_optimizer_wrapper_backward_called_once_is_quiet_and_twice_flagged(tmp_p
     twice = WRAPPER_BACKWARD.format(again="optimizer.backward(loss)\n        ")
     assert _findings(twice) == [(10, "GL305")]
     assert "second time" in str(_run(tmp_path, twice))
+
+
+# Issue 31: the false-finding mechanisms of 41 more real projects -----------------------
+
+# 1. a checkpoint that runs only when its input requires grad ----------------------------
+
+WITH_CP_BOTTLENECK = """\
+import torch
+import torch.nn as nn
+import torch.utils.checkpoint as cp
+
+
+class Bottleneck(nn.Module):
+    def __init__(self, dim, with_cp=False):
+        super().__init__()
+        self.with_cp = with_cp
+        self.conv1 = nn.Conv2d(dim, dim, 1)
+        self.conv2 = nn.Conv2d(dim, dim, 3, padding=1)
+
+    def forward(self, x):
+        def _inner_forward(x):
+            return self.conv2(self.conv1(x).relu()) + x
+
+        if {guard}:
+            out = cp.checkpoint(_inner_forward, x)
+        else:
+            out = _inner_forward(x)
+        return out.relu()
+"""
+
+
+def test_checkpoint_guarded_by_its_inputs_requires_grad_is_quiet():
+    assert _findings(WITH_CP_BOTTLENECK.format(guard="self.with_cp and x.requires_grad")) == []
+    blocks = """\
+import torch.nn as nn
+from torch.utils import checkpoint
+
+
+class Stage(nn.Module):
+    def __init__(self, blocks, use_checkpoint=False):
+        super().__init__()
+        self.blocks = nn.ModuleList(blocks)
+        self.use_checkpoint = use_checkpoint
+
+    def forward(self, x, x_size):
+        for blk in self.blocks:
+            x = checkpoint.checkpoint(blk, x) if self.use_checkpoint and x.requires_grad else blk(x)
+        return x
+"""
+    assert _findings(blocks) == []
+
+
+def test_checkpoint_guarded_by_a_flag_only_is_flagged_and_loses_the_gradients(tmp_path):
+    for guard in ("self.with_cp", "self.with_cp and self.training", "not x.requires_grad"):
+        assert _findings(WITH_CP_BOTTLENECK.format(guard=guard)) == [(18, "GL205")], guard
+    # Behind a frozen stem the input needs no grad: the reentrant output has no graph.
+    run = WITH_CP_BOTTLENECK.format(guard="self.with_cp") + textwrap.dedent(
+        """
+
+        stem = nn.Conv2d(3, 4, 3, padding=1).requires_grad_(False)
+        block = Bottleneck(4, with_cp=True)
+        out = block(stem(torch.randn(2, 3, 8, 8)))
+        if not out.requires_grad:
+            raise AssertionError("the checkpointed block gets no gradient")
+        """
+    )
+    assert "no gradient" in str(_run(tmp_path, run))

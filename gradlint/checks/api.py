@@ -177,6 +177,13 @@ class NonLeafRequiresGradChecker(Checker):
             )
 
 
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of `a and b and c` (the test itself when it is no `and`)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return [*_conjuncts(test.left), *_conjuncts(test.right)]
+    return [test]
+
+
 def _mentions_version(test: cst.BaseExpression) -> bool:
     """`is_torch_version(">=", "1.11.0")`, `torch.__version__ >= ...`, `_TORCH_GE_1_11`."""
     return any(
@@ -212,7 +219,7 @@ class CheckpointReentrantChecker(Checker):
 
     def __init__(self, file) -> None:
         super().__init__(file)
-        self._ifs: list[cst.If] = []  # the enclosing `if` statements
+        self._ifs: list[cst.If | cst.IfExp] = []  # the enclosing `if` statements / expressions
         self._gates: dict[cst.If, bool] = {}  # whether each is a version gate, once asked
         self._reentrant: list[tuple[cst.Call, str]] = []  # `use_reentrant=True` calls
 
@@ -221,6 +228,30 @@ class CheckpointReentrantChecker(Checker):
 
     def leave_If(self, node: cst.If) -> None:
         self._ifs.pop()
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._ifs.append(node)
+
+    def leave_IfExp(self, node: cst.IfExp) -> None:
+        self._ifs.pop()
+
+    def _input_requires_grad(self, call: cst.Call) -> bool:
+        """The call runs only in the arm of an `if` (statement or expression) whose test
+        requires `x.requires_grad` of one of the checkpointed inputs: with an input that
+        requires grad the reentrant variant's output keeps its graph."""
+        inputs = {self.file.code_for(arg.value) for arg in call.args[1:] if not arg.keyword}
+        for enclosing in self._ifs:
+            arm = enclosing.body
+            if not any(node is call for node in iter_nodes(arm)):
+                continue  # the call is in the other arm
+            for conjunct in _conjuncts(enclosing.test):
+                if (
+                    isinstance(conjunct, cst.Attribute)
+                    and conjunct.attr.value == "requires_grad"
+                    and self.file.code_for(conjunct.value) in inputs
+                ):
+                    return True
+        return False
 
     def _version_gate(self, node: cst.If) -> bool:
         """A torch-version check passing `use_reentrant` in one of its branches."""
@@ -242,7 +273,8 @@ class CheckpointReentrantChecker(Checker):
         qualified = self.resolve(node.func)
         if qualified not in CHECKPOINT_FUNCTIONS or _spreads_kwargs(node):
             return
-        if any(self._version_gate(enclosing) for enclosing in self._ifs):
+        gates = (enclosing for enclosing in self._ifs if isinstance(enclosing, cst.If))
+        if any(self._version_gate(enclosing) for enclosing in gates):
             return  # the legacy branch of a torch-version check: old torch has no flag
         flag = _keyword(node, "use_reentrant")
         if flag is not None and _literal_bool(flag.value) is True:
@@ -250,6 +282,8 @@ class CheckpointReentrantChecker(Checker):
         if flag is not None and not (
             isinstance(flag.value, cst.Name) and flag.value.value == "None"
         ):
+            return
+        if self._input_requires_grad(node):
             return
         short = qualified.rsplit(".", 1)[-1]
         self.report(
