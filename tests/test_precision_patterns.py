@@ -787,3 +787,46 @@ def test_checkpoint_guarded_by_a_flag_only_is_flagged_and_loses_the_gradients(tm
         """
     )
     assert "no gradient" in str(_run(tmp_path, run))
+
+
+# 2. an attribute that is a dict in one method and a Parameter in another ---------------
+
+EXPLAINER = """\
+import torch
+from torch.nn import Parameter
+
+
+class Explainer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.node_mask = None
+
+    def initialize(self, node_types, n, hetero):
+        if hetero:
+            self.node_mask = {container}
+            for node_type in node_types:
+                self._initialize_node_mask(node_type, n)
+        else:
+            self.node_mask = Parameter(torch.randn(n, 1) * 0.1)
+
+    def _initialize_node_mask(self, node_type, n):
+        self.node_mask[node_type] = Parameter(torch.randn(n, 1) * 0.1)
+"""
+
+
+def test_item_stored_into_an_attribute_that_is_also_a_dict_is_quiet():
+    for container in ("{}", "dict()", "[]"):
+        assert _findings(EXPLAINER.format(container=container)) == [], container
+
+
+def test_item_stored_into_an_attribute_that_is_only_a_parameter_is_flagged(tmp_path):
+    twin = "Parameter(torch.randn(len(node_types), n, 1))"
+    source = EXPLAINER.format(container=twin) + textwrap.dedent(
+        """
+
+        explainer = Explainer()
+        explainer.initialize([0, 1], 3, hetero=True)
+        """
+    )
+    assert _findings(source) == [(19, "GL101")]
+    assert "leaf Variable that requires grad" in str(_run(tmp_path, source))

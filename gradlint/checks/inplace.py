@@ -10,11 +10,13 @@ one event.
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 import libcst as cst
 
 from gradlint import fixes
 from gradlint.analysis.dataflow import DataWrite, Grad, InplaceEdit, Saver
+from gradlint.analysis.names import dotted
 from gradlint.analysis.walk import iter_nodes
 from gradlint.checks import Checker
 from gradlint.diagnostic import Fix, Severity, Witness
@@ -64,6 +66,8 @@ class InplaceChecker(Checker):
         value = edit.value
         written = edit.written or f"`{self.file.code_for(edit.target)}`"
         if value.grad is Grad.LEAF or value.leaf_view:
+            if self._item_of_a_container_attribute(edit):
+                return None
             return self._leaf_finding(edit, written)
         if not (value.is_tensor or edit.proves_tensor) or edit.out_arg:
             return None
@@ -81,6 +85,40 @@ class InplaceChecker(Checker):
         if caller_input or read_again:
             return self._input_finding(edit, written)
         return None
+
+    def _item_of_a_container_attribute(self, edit: InplaceEdit) -> bool:
+        """`self.masks[key] = ...` where the class also assigns `self.masks` a dict or a
+        list (`self.masks = {}` in one method, a Parameter in another): the item store may
+        go into the container, which no Parameter is."""
+        target = edit.target
+        if not (
+            edit.form.startswith("t[")
+            and isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == "self"
+        ):
+            return False
+        return target.attr.value in self._container_attributes.get(edit.body.node, ())
+
+    @cached_property
+    def _container_attributes(self) -> dict[cst.FunctionDef, frozenset[str]]:
+        """For each method of the file's classes, the `self` attributes some method of its
+        class assigns a dict or list display (or `dict()`, `list()`, `OrderedDict()`...)."""
+        found: dict[cst.FunctionDef, frozenset[str]] = {}
+        for info in self.file.index.by_node.values():
+            names = frozenset(
+                statement.targets[0].target.attr.value
+                for method in info.methods.values()
+                for statement in iter_nodes(method)
+                if isinstance(statement, cst.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0].target, cst.Attribute)
+                and dotted(statement.targets[0].target.value) == "self"
+                and _is_container_display(statement.value)
+            )
+            for method in info.methods.values():
+                found[method] = names
+        return found
 
     def _unseen_callers_input(self, edit: InplaceEdit) -> bool:
         """An argument of a forward() no call site in the file reaches: what the caller
@@ -214,6 +252,18 @@ class InplaceChecker(Checker):
             f"    raise AssertionError({DATA_MUTATED!r})\n"
         )
         self.report(write.node, "GL102", message, witness=Witness(program, DATA_MUTATED))
+
+
+_CONTAINER_CALLS = frozenset({"dict", "list", "OrderedDict", "defaultdict"})
+
+
+def _is_container_display(value: cst.BaseExpression) -> bool:
+    if isinstance(value, cst.Dict | cst.DictComp | cst.List | cst.ListComp):
+        return True
+    if isinstance(value, cst.Call):
+        name = dotted(value.func)
+        return name is not None and name.rsplit(".", 1)[-1] in _CONTAINER_CALLS
+    return False
 
 
 def _unexpected(edit: InplaceEdit) -> bool:
