@@ -46,6 +46,7 @@ from gradlint.probe.planner import (
     witness_verdict,
 )
 from gradlint.probe.sandbox import Sandbox, SandboxError
+from gradlint.suppression import apply_noqa
 
 __all__ = [
     "CONFIRMED",
@@ -184,7 +185,8 @@ def _code_probes(
     mode: str,
     notebooks: dict[str, _NotebookScript],
 ) -> list[Diagnostic]:
-    """Probe each file in its own fork; merge verdicts, return GL901s and GL903s. A
+    """Probe each file in its own fork; merge verdicts, return GL901s and GL903s (but
+    those a `# noqa` of the file silences, as for any finding). A
     notebook is probed as its script: its findings are read on the script's lines and
     the probe's findings are put back on the cells' lines."""
     by_path: dict[str, list[Diagnostic]] = {path: [] for path in project.sources}
@@ -209,6 +211,7 @@ def _code_probes(
             _merge(findings[i], found)
         found = [_runtime_error(path, failure, where) for failure in _unique(failures)]
         found += [_never_used(path, layer) for layer in unused if not layer.branch]
+        found = apply_noqa(found, source.encode("utf-8", "surrogatepass"))
         added.extend([notebook.to_cells(d) for d in found] if notebook else found)
     return added
 
