@@ -579,3 +579,43 @@ def test_zero_grad_of_a_submodule_holding_the_stepped_parameters_clears_them():
                     self.optimizer.step()
         """
     )
+
+
+PHASED_TRAINER = """\
+import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+
+    def run_epoch(self, phase, batches):
+        for i, (x, y) in enumerate(batches):
+            loss = nn.functional.mse_loss(self.model(x), y)
+            if {test}:
+                {clear}loss.backward()
+                self.optimizer.step()
+
+    def train(self, batches):
+        self.run_epoch("train", batches)
+
+
+model = nn.Linear(3, 1)
+trainer = Trainer(model, torch.optim.SGD(model.parameters(), lr=0.1))
+trainer.train([(torch.randn(2, 3), torch.randn(2, 1)) for _ in range(3)])
+"""
+
+
+@pytest.mark.parametrize(
+    ("test", "clear", "expected"),
+    [
+        ('phase == "train"', "", ["GL503"]),  # taken whenever the loop runs: every iteration
+        ('phase == "train"', "self.optimizer.zero_grad()\n                ", []),
+        ("i == 0", "", []),  # decided per pass of the loop: not every iteration
+        ("(i + 1) % 2 == 0", "", []),  # an iteration count: accumulation on purpose
+    ],
+)
+def test_if_proven_taken_by_the_caller_counts_as_every_iteration(test, clear, expected):
+    assert codes(PHASED_TRAINER.format(test=test, clear=clear)) == expected

@@ -18,9 +18,9 @@ from gradlint.diagnostic import Witness
 
 
 def _every_iteration(inner: tuple[Place, ...]) -> bool:
-    """Inside a loop pass, under no `if` and in no handler (inlined calls and a `try`
-    body run whenever the iteration does)."""
-    return all(p.kind == "call" or (p.kind == "try" and p.index == 0) for p in inner)
+    """Inside a loop pass, under no `if` and in no handler (inlined calls, an `if` proven
+    taken and a `try` body run whenever the iteration does)."""
+    return all(p.kind in ("call", "taken") or (p.kind == "try" and p.index == 0) for p in inner)
 
 
 def _on_iteration_count(place: Place) -> bool:

@@ -170,12 +170,15 @@ class _Run:
 
     def direct(self, loop: cst.CSTNode, kind: str) -> list[TrainingEvent]:
         """Events of the loop's first pass that run on every iteration (no `if` around
-        them; a `try` body and the functions called inline do not count)."""
+        them; a `try` body, an `if` proven taken and the functions called inline do not
+        count)."""
         return [
             event
             for event, inner in self.passes.get(Place("loop", loop), ())
             if event.kind == kind
-            and all(p.kind == "call" or (p.kind == "try" and p.index == 0) for p in inner)
+            and all(
+                p.kind in ("call", "taken") or (p.kind == "try" and p.index == 0) for p in inner
+            )
         ]
 
     def in_loop(self, loop: cst.CSTNode) -> list[TrainingEvent]:

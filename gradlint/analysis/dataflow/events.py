@@ -262,10 +262,12 @@ class ShapeConflict:
 @dataclass(frozen=True)
 class Place:
     """A choice of control flow an event sits under: branch `index` of an `if` (0: its
-    body, 1: its else), part `index` of a `try` (0: its body, k: its k-th handler), pass
-    `index` (0 or 1) of a loop, or a call of a function of the file run inline."""
+    body, 1: its else), the body of an `if` whose test the run proved true on every pass
+    of the loops around it ("taken": it runs whenever they do), part `index` of a `try`
+    (0: its body, k: its k-th handler), pass `index` (0 or 1) of a loop, or a call of a
+    function of the file run inline."""
 
-    kind: str  # "if", "try", "loop" or "call"
+    kind: str  # "if", "taken", "try", "loop" or "call"
     node: cst.CSTNode
     index: int = 0
 

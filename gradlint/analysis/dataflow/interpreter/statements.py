@@ -159,7 +159,8 @@ class Statements:
             then = state.copy()
             then.guarded = state.guarded or test is OPT_IN
             then.env.update(self._narrowed(statement.test, state))
-            then = self._block_at(Place("if", statement, 0), statement.body.body, then, frame)
+            kind = "taken" if truth is True and self._invariant(statement.test) else "if"
+            then = self._block_at(Place(kind, statement, 0), statement.body.body, then, frame)
             if then is not None:
                 then.guarded = state.guarded
             branches.append(then)
@@ -176,6 +177,22 @@ class Statements:
             branches.append(other)
         self.undecided -= truth is None
         return self._merge_into(state, branches)
+
+    def _invariant(self, test: cst.BaseExpression) -> bool:
+        """A test whose truth holds on every pass of the loops around it: it names no
+        target of those loops and takes no remainder (`i % k`, an iteration count)."""
+        targets = {
+            node.value
+            for place in self.path
+            if place.kind == "loop" and isinstance(place.node, cst.For)
+            for node in iter_nodes(place.node.target)
+            if type(node) is cst.Name
+        }
+        return not any(
+            (type(node) is cst.Name and node.value in targets)
+            or (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo))
+            for node in iter_nodes(test)
+        )
 
     def _narrowed(self, test: cst.BaseExpression, state: State) -> dict[str, Value]:
         """Names an `isinstance(m, nn.Conv2d)` test narrows, `m` met in `model.modules()`."""
