@@ -830,3 +830,115 @@ def test_item_stored_into_an_attribute_that_is_only_a_parameter_is_flagged(tmp_p
     )
     assert _findings(source) == [(19, "GL101")]
     assert "leaf Variable that requires grad" in str(_run(tmp_path, source))
+
+
+# 6. masked writes into labels, targets, lengths and token ids ------------------------------
+
+PROMPTED_CTC = """\
+import torch
+import torch.nn as nn
+
+
+class PromptedCTC(nn.Module):
+    def __init__(self, vocab, dim, eos):
+        super().__init__()
+        self.eos = eos
+        self.embed = nn.Embedding(vocab, dim)
+        self.encoder = nn.GRU(dim, dim, batch_first=True)
+
+    def forward(self, {name}, {name}_lengths):
+        {name}[{name} == -1] = self.eos
+        {name}_lengths += 1
+        memory, _ = self.encoder(self.embed({name}))
+        return memory, {name}_lengths
+"""
+
+
+def test_masked_write_into_token_ids_and_their_lengths_is_quiet():
+    for name in ("text_prev", "labels", "target", "input_ids"):
+        assert _findings(PROMPTED_CTC.format(name=name)) == [], name
+
+
+def test_masked_write_into_a_float_argument_is_flagged(tmp_path):
+    source = """\
+import torch
+import torch.nn as nn
+
+
+class Clamp(nn.Module):
+    def forward(self, scores):
+        scores[scores < -10] = -10
+        return scores.softmax(-1)
+"""
+    assert _findings(source) == [(7, "GL105")]
+    run = source + textwrap.dedent(
+        """
+
+        scores = torch.randn(4, 4) * 20
+        kept = scores.clone()
+        Clamp()(scores)
+        if not torch.equal(scores, kept):
+            raise AssertionError("forward() overwrote its caller's tensor")
+        """
+    )
+    assert "overwrote its caller's tensor" in str(_run(tmp_path, run))
+
+
+# 9. in place only in the arm where the tensor requires no grad (espnet's SpecAugment) -----
+
+TIME_WARP = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class TimeWarp(nn.Module):
+    def __init__(self, window=5):
+        super().__init__()
+        self.window = window
+
+    def forward(self, x: torch.Tensor):
+        left = F.interpolate(x[:, :, :8], (10, x.shape[3]), mode="bicubic")
+        right = F.interpolate(x[:, :, 8:], (6, x.shape[3]), mode="bicubic")
+        {body}
+        return x
+"""
+
+GUARDED = """if x.requires_grad:
+            x = torch.cat([left, right], dim=-2)
+        else:
+            x[:, :, :10] = left
+            x[:, :, 10:] = right"""
+
+
+def test_in_place_only_when_the_tensor_requires_no_grad_is_quiet():
+    assert _findings(TIME_WARP.format(body=GUARDED)) == []
+    negated = """if not x.requires_grad:
+            x[:, :, :10] = left
+            x[:, :, 10:] = right
+        else:
+            x = torch.cat([left, right], dim=-2)"""
+    assert _findings(TIME_WARP.format(body=negated)) == []
+
+
+def test_in_place_on_the_grad_arm_or_unguarded_is_flagged(tmp_path):
+    unguarded = """x[:, :, :10] = left
+        x[:, :, 10:] = right"""
+    assert _findings(TIME_WARP.format(body=unguarded)) == [(14, "GL104"), (15, "GL104")]
+    wrong_arm = """if x.requires_grad:
+            x[:, :, :10] = left
+            x[:, :, 10:] = right
+        else:
+            x = torch.cat([left, right], dim=-2)"""
+    assert _findings(TIME_WARP.format(body=wrong_arm)) == [(15, "GL104"), (16, "GL104")]
+    run = TIME_WARP.format(body=unguarded) + textwrap.dedent(
+        """
+
+        features = torch.randn(2, 1, 16, 4)
+        kept = features.clone()
+        TimeWarp()(features)
+        if not torch.equal(features, kept):
+            raise AssertionError("forward() overwrote its caller's tensor")
+        """
+    )
+    assert "overwrote its caller's tensor" in str(_run(tmp_path, run))

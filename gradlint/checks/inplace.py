@@ -78,6 +78,8 @@ class InplaceChecker(Checker):
         saver = edit.saver if edit.body.differentiated and not edit.unused else None
         caller_input = self._unseen_callers_input(edit)
         read_again = edit.caller_reads and not edit.guarded and _unexpected(edit)
+        if saver is None and (caller_input or read_again) and self._needs_no_grad(edit):
+            return None
         if edit.mask and (saver is not None or caller_input or read_again):
             return self._mask_finding(edit, written, saver)
         if saver is not None:
@@ -119,6 +121,35 @@ class InplaceChecker(Checker):
             for method in info.methods.values():
                 found[method] = names
         return found
+
+    def _needs_no_grad(self, edit: InplaceEdit) -> bool:
+        """The edited tensor needs no grad, so no backward can break: a forward argument
+        named for labels, targets, lengths or token ids, or an edit in the arm of
+        `if x.requires_grad: <out of place> else: <in place>` (`if not x.requires_grad:`)."""
+        name = edit.value.forward_input
+        if name is not None and _LABEL_NAME.search(name):
+            return True
+        edited = self.file.code_for(edit.target)
+        return any(
+            tested == edited and any(node is edit.node for node in iter_nodes(arm))
+            for tested, arm in self._no_grad_arms
+        )
+
+    @cached_property
+    def _no_grad_arms(self) -> list[tuple[str, cst.CSTNode]]:
+        """(tensor, arm) for each `if` whose arm runs only when the tensor does not require
+        grad: the `else` of `if x.requires_grad:`, the body of `if not x.requires_grad:`."""
+        arms = []
+        for node in iter_nodes(self.file.module):
+            if not isinstance(node, cst.If):
+                continue
+            test, arm = node.test, node.orelse
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test, arm = test.expression, node.body
+            tests_flag = isinstance(test, cst.Attribute) and test.attr.value == "requires_grad"
+            if tests_flag and arm is not None:
+                arms.append((self.file.code_for(test.value), arm))
+        return arms
 
     def _unseen_callers_input(self, edit: InplaceEdit) -> bool:
         """An argument of a forward() no call site in the file reaches: what the caller
@@ -253,6 +284,10 @@ class InplaceChecker(Checker):
         )
         self.report(write.node, "GL102", message, witness=Witness(program, DATA_MUTATED))
 
+
+# Forward arguments that hold labels, targets, lengths or token ids: integer or constant
+# tensors that need no grad (`target`, `labels`, `ys_pad_lens`, `ilens`, `input_ids`).
+_LABEL_NAME = re.compile(r"(?:^|_)(?:targets?|labels?|i?lens|lengths?|ids|tokens?|text)(?:$|_)")
 
 _CONTAINER_CALLS = frozenset({"dict", "list", "OrderedDict", "defaultdict"})
 
