@@ -1,7 +1,7 @@
 """gradlint: a static linter for PyTorch gradient pitfalls."""
 
-from gradlint import dataclass_code
+from gradlint import speedups
 
-dataclass_code.install()  # until the engine is loaded: dataclass_code.finish()
+speedups.before_imports()  # until the engine is loaded: speedups.after_imports
 
 __version__ = "0.1.0"

@@ -13,12 +13,11 @@ from functools import cache, lru_cache
 
 import libcst as cst
 
-from gradlint import dataclass_code, node_init, project
+from gradlint import project, speedups
 from gradlint.analysis import walk
 from gradlint.analysis.walk import (
     defines_hook,
-    identity_hashes,
-    plain_type_checks,
+    node_classes,
     skipped,
     visit,
     walk_hooks,
@@ -38,10 +37,7 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-plain_type_checks()  # isinstance on libcst nodes without ABCMeta's Python-level call
-identity_hashes()  # node-keyed dicts without a Python-level __hash__ call
-node_init.install()  # nodes built field by field through their slots, validated off-parse
-dataclass_code.finish()  # the classes gradlint defines are defined
+speedups.after_imports(node_classes())  # the classes gradlint defines are defined
 
 # The prefilter (README, "Which files are linted"): a file with no import statement
 # naming torch (or torchvision, ...) cannot reach any torch API (every rule needs a name
@@ -409,7 +405,7 @@ def _parse_in_chunks(source: bytes) -> cst.Module | None:
         return None
     bounds = list(zip([0, *cuts], [*cuts, len(source)], strict=True))
     try:
-        with node_init.unvalidated():
+        with speedups.unvalidated():
             first = cst.parse_module(source[: bounds[0][1]])
             if not any(isinstance(getattr(s, "body", None), cst.IndentedBlock) for s in first.body):
                 return None  # the file's indentation is detected in the first chunk
@@ -451,7 +447,7 @@ def _parse_with_libcst(
 ) -> cst.Module | Diagnostic:
     """libcst's module; on failure `rejected` (CPython's clearer verdict) or libcst's own."""
     try:
-        with node_init.unvalidated():
+        with speedups.unvalidated():
             return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         first = (str(error).splitlines() or [""])[0]
@@ -607,7 +603,7 @@ def _linked_statements(pieces: tuple[str, ...]) -> tuple[list, int, frozenset]:
 @lru_cache(maxsize=4096)
 def _piece(text: str) -> tuple[tuple[cst.BaseStatement, ...], int, frozenset]:
     """One definition's statements (parsed once per process), lines and functions."""
-    with node_init.unvalidated():
+    with speedups.unvalidated():
         body = cst.parse_module(text).body
     functions = frozenset(
         node for node in walk.iter_nodes(cst.Module(body=body)) if type(node) is cst.FunctionDef

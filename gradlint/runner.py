@@ -224,10 +224,10 @@ def _init_worker(status, config: Config) -> None:
 
 def _only_linting() -> None:
     """This process lints and does nothing else: libcst's nodes need not stay frozen in
-    it (node_init.thaw)."""
-    from gradlint import engine, node_init  # noqa: F401 - the engine installs node_init
+    it (speedups.thaw)."""
+    from gradlint import engine, speedups  # noqa: F401 - the engine installs the speedups
 
-    node_init.thaw()
+    speedups.thaw()
 
 
 def _work(index: int, path: str) -> FileResult:

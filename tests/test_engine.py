@@ -247,18 +247,18 @@ LIBCSTS_OWN = "import libcst, sys; print(repr(libcst.parse_module(sys.stdin.read
 
 
 def test_nodes_built_during_a_parse_equal_libcsts_own():
-    """gradlint's node constructors (node_init) build the trees libcst's own build."""
+    """gradlint's node constructors (speedups) build the trees libcst's own build."""
     module = parse("m.py", RICH_SOURCE)
     assert isinstance(module, cst.Module) and module.code == RICH_SOURCE
     assert repr(module) + "\n" == _printed(LIBCSTS_OWN).stdout
 
 
 def test_nodes_built_in_a_thawed_process_equal_libcsts_own():
-    """A process that only lints (node_init.thaw) stores fields as plain attributes."""
+    """A process that only lints (speedups.thaw) stores fields as plain attributes."""
     thawed = _printed(
         "import sys, libcst\n"
-        "from gradlint import engine, node_init\n"
-        "node_init.thaw()\n"
+        "from gradlint import engine, speedups\n"
+        "speedups.thaw()\n"
         "module = engine.parse('m.py', sys.stdin.read())\n"
         "try:\n"
         "    libcst.Name('1x')\n"
@@ -271,14 +271,15 @@ def test_nodes_built_in_a_thawed_process_equal_libcsts_own():
 
 @pytest.fixture
 def code_cache(tmp_path, monkeypatch):
-    """dataclass_code with an empty cache of its own in tmp_path, written as bytecode is."""
-    from gradlint import dataclass_code
+    """The dataclass code cache with an empty file of its own in tmp_path, written as
+    bytecode is."""
+    from gradlint import speedups
 
     for name in ("_known", "_used"):
-        monkeypatch.setattr(dataclass_code, name, {})
-    monkeypatch.setattr(dataclass_code, "CACHE", tmp_path / "dataclass_code.cache")
+        monkeypatch.setattr(speedups, name, {})
+    monkeypatch.setattr(speedups, "CACHE", tmp_path / "dataclass_code.cache")
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    return dataclass_code
+    return speedups
 
 
 @contextmanager
@@ -295,17 +296,17 @@ def _compiling_refused():
 
 
 def test_constructors_are_compiled_once_under_their_own_names(code_cache, monkeypatch):
-    """node_init's constructors go through dataclass_code's cache, keyed by name and text."""
+    """The node constructors go through the dataclass code cache, keyed by name and text."""
     source = "def __init__(self, value):\n    self.value = value\n"
-    first = code_cache.compiled(source, "<gradlint.node_init Name>")
-    assert first.co_filename == "<gradlint.node_init Name>"
+    first = code_cache.compiled(source, "<gradlint.speedups Name>")
+    assert first.co_filename == "<gradlint.speedups Name>"
     assert code_cache.compiled(source).co_filename == "<string>"  # another entry
-    code_cache.finish()
+    code_cache.close_code_cache()
     monkeypatch.setattr(code_cache, "_used", {})
     with _compiling_refused():
-        code_cache.install()
-        assert code_cache.compiled(source, "<gradlint.node_init Name>") == first
-        code_cache.finish()
+        code_cache.install_code_cache()
+        assert code_cache.compiled(source, "<gradlint.speedups Name>") == first
+        code_cache.close_code_cache()
 
 
 def _define_point():
@@ -326,27 +327,27 @@ def test_dataclass_code_is_compiled_once_and_a_broken_cache_is_ignored(code_cach
     import dataclasses
 
     assert "exec" not in vars(dataclasses)  # the engine is loaded: the builtin one
-    code_cache.install()
+    code_cache.install_code_cache()
     first = _define_point()
-    code_cache.finish()
+    code_cache.close_code_cache()
     assert "exec" not in vars(dataclasses) and code_cache.CACHE.is_file()
     assert first.__init__.__code__.co_filename == "<string>"  # as dataclasses names it
     monkeypatch.setattr(code_cache, "_used", {})
     with _compiling_refused():
-        code_cache.install()
+        code_cache.install_code_cache()
         again = _define_point()
-        code_cache.finish()
+        code_cache.close_code_cache()
     assert again.__init__.__code__ == first.__init__.__code__
     code_cache.CACHE.write_bytes(code_cache.CACHE.read_bytes()[:40])  # truncated
-    code_cache.install()
+    code_cache.install_code_cache()
     _define_point()
-    code_cache.finish()
+    code_cache.close_code_cache()
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     code_cache.CACHE.unlink()
     monkeypatch.setattr(code_cache, "_used", {})
-    code_cache.install()
+    code_cache.install_code_cache()
     _define_point()
-    code_cache.finish()
+    code_cache.close_code_cache()
     assert not code_cache.CACHE.exists()
 
 
@@ -359,11 +360,11 @@ def test_nodes_built_outside_a_parse_are_validated_and_keep_their_signature():
     import dataclasses
     import inspect
 
-    from gradlint import node_init
+    from gradlint import speedups
 
     with pytest.raises(cst.CSTValidationError):
         cst.Name("1x")
-    with node_init.unvalidated():
+    with speedups.unvalidated():
         assert cst.Name("1x").value == "1x"
     with pytest.raises(cst.CSTValidationError):
         cst.Name("1x")

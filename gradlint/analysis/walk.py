@@ -8,7 +8,6 @@ see exactly the same sequence of nodes.
 
 from __future__ import annotations
 
-import abc
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache
@@ -258,39 +257,3 @@ class _NameHooks(dict):
         )
         self[node_type] = hooks
         return hooks
-
-
-class _PlainChecks(abc.ABCMeta):
-    """ABCMeta with the plain `type` checks: `isinstance(x, cst.Name)` without a Python-
-    level `__instancecheck__` call. Equal to ABCMeta's answers while no virtual subclass
-    is registered; `register` gives a class ABCMeta's checks back first."""
-
-    __instancecheck__ = type.__instancecheck__
-    __subclasscheck__ = type.__subclasscheck__
-
-    def register(cls, subclass: type) -> type:
-        cls.__class__ = abc.ABCMeta
-        return abc.ABCMeta.register(cls, subclass)
-
-
-def plain_type_checks() -> None:
-    """Give libcst's node classes (ABCs, none with a registered virtual subclass) the
-    plain type checks: the rules test node types with `isinstance` millions of times per
-    run, and ABCMeta's check costs a Python call each (a tenth of a run's time)."""
-    registry = getattr(abc, "_get_dump", None)  # CPython's C implementation of abc
-    if registry is None:
-        return
-    for kind in node_classes():
-        if type(kind) is abc.ABCMeta and not registry(kind)[0]:  # no virtual subclass
-            kind.__class__ = _PlainChecks
-
-
-def identity_hashes() -> None:
-    """Give libcst's node classes `object`'s own hash: CSTNode's `__hash__` is a Python
-    function returning `id(self)` (nodes are equal only by identity), so every dict or
-    set keyed by nodes paid a Python call per lookup. The same equality, a C hash. Call
-    it before any node is hashed (engine does, on import)."""
-    python_hash = cst.CSTNode.__hash__
-    for kind in node_classes():
-        if kind.__dict__.get("__hash__") is python_hash:
-            kind.__hash__ = object.__hash__

@@ -1,0 +1,118 @@
+"""gradlint's optimisations inside libcst and CPython (speedups.py): verified versions
+only, one switch that turns them off, and the same findings either way."""
+
+import json
+import os
+import subprocess
+import sys
+
+import libcst
+from libcst import _version
+
+from gradlint import speedups
+
+STATE = (
+    "import dataclasses, sys, libcst\n"
+    "from gradlint import engine, speedups\n"
+    "speedups.thaw()\n"
+    "name = libcst.Name\n"
+    "print(json.dumps({\n"
+    "    'metaclass': type(name).__name__,\n"
+    "    'c_hash': name.__hash__ is object.__hash__,\n"
+    "    'constructor': name.__init__.__code__.co_filename,\n"
+    "    'frozen': '__setattr__' in vars(name),\n"
+    "    'dataclasses_exec': 'exec' in vars(dataclasses),\n"
+    "}))\n"
+)
+MODEL = (
+    "import torch\n"
+    "import torch.nn as nn\n\n\n"
+    "class Net(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.fc = nn.Linear(4, 2)\n\n"
+    "    def forward(self, x):\n"
+    "        y = torch.sigmoid(self.fc(x))\n"
+    "        y += 1\n"
+    "        return y\n\n\n"
+    "def sgd(model, lr):\n"
+    "    for p in model.parameters():\n"
+    "        p -= lr * p.grad\n"
+)
+
+
+def _run(code: str, switch: str | None, cwd=None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("GRADLINT_NO_SPEEDUPS", None)
+    if switch is not None:
+        env["GRADLINT_NO_SPEEDUPS"] = switch
+    command = [sys.executable, "-c", "import json\n" + code]
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd, check=False)
+
+
+def _state(switch: str | None) -> dict:
+    done = _run(STATE, switch)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_installed_libcst_and_python_are_the_verified_ones():
+    """Fails when libcst or CPython change: verify the speedups on the new release (the
+    engine and speedups tests, benchmarks/speedups_bench.py), then list it."""
+    libcst_release = tuple(_version.version_tuple[:2])
+    assert libcst_release in speedups.VERIFIED_LIBCST, (
+        f"libcst {libcst.__name__} {_version.version} is not in speedups.VERIFIED_LIBCST: "
+        "the optimisations into its node classes are off until it is verified"
+    )
+    assert sys.version_info[:2] in speedups.VERIFIED_PYTHON, (
+        f"CPython {sys.version_info[:2]} is not in speedups.VERIFIED_PYTHON: "
+        "every optimisation is off until it is verified"
+    )
+
+
+def test_every_optimisation_is_on_by_default():
+    assert _state(None) == {
+        "metaclass": "PlainChecks",
+        "c_hash": True,
+        "constructor": "<gradlint.speedups Name>",
+        "frozen": False,
+        "dataclasses_exec": False,
+    }
+
+
+def test_one_switch_turns_every_optimisation_off():
+    assert _state("1") == {
+        "metaclass": "ABCMeta",
+        "c_hash": False,
+        "constructor": "<string>",
+        "frozen": True,
+        "dataclasses_exec": False,
+    }
+
+
+def test_the_switch_names_single_optimisations():
+    state = _state("thaw, hashes")
+    assert state["frozen"] and not state["c_hash"]
+    assert state["metaclass"] == "PlainChecks"
+    assert state["constructor"] == "<gradlint.speedups Name>"
+
+
+def test_an_unverified_libcst_turns_its_optimisations_off(monkeypatch):
+    monkeypatch.setattr(speedups, "VERIFIED_LIBCST", ())
+    assert not any(speedups.enabled(name) for name in speedups.NAMES if name != "dataclass_code")
+    assert speedups.enabled("dataclass_code") == speedups.PYTHON_VERIFIED
+
+
+def test_the_same_findings_with_and_without_the_speedups(tmp_path):
+    model = tmp_path / "model.py"
+    model.write_text(MODEL)
+    lint = (
+        "from gradlint import runner\n"
+        "from gradlint.config import Config\n"
+        f"result = runner.lint_file({str(model)!r}, Config())\n"
+        "print(json.dumps([(d.line, d.column, d.code, d.message) for d in result.diagnostics]))\n"
+    )
+    found = [_run(lint, switch, cwd=tmp_path) for switch in (None, "1")]
+    assert all(done.returncode == 0 for done in found), [done.stderr for done in found]
+    on, off = (json.loads(done.stdout) for done in found)
+    assert on == off and {code for _, _, code, _ in on} >= {"GL101", "GL103"}
