@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-NAMES = ("dataclass_code", "constructors", "thaw", "type_checks", "hashes")
+NAMES = ("constructors", "c_slots")
 VARIANTS = ("", *NAMES, "1")
 EDITOR_LINTS = 5
 EDITOR = """

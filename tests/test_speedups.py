@@ -1,27 +1,23 @@
-"""gradlint's optimisations inside libcst and CPython (speedups.py): verified versions
-only, one switch that turns them off, and the same findings either way."""
+"""gradlint's optimisations inside libcst (speedups.py): verified versions only, one
+switch that turns them off, and the same findings either way."""
 
 import json
 import os
 import subprocess
 import sys
 
-import libcst
 from libcst import _version
 
 from gradlint import speedups
 
 STATE = (
-    "import dataclasses, sys, libcst\n"
-    "from gradlint import engine, speedups\n"
-    "speedups.thaw()\n"
+    "import libcst\n"
+    "from gradlint import engine\n"
     "name = libcst.Name\n"
     "print(json.dumps({\n"
     "    'metaclass': type(name).__name__,\n"
     "    'c_hash': name.__hash__ is object.__hash__,\n"
     "    'constructor': name.__init__.__code__.co_filename,\n"
-    "    'frozen': '__setattr__' in vars(name),\n"
-    "    'dataclasses_exec': 'exec' in vars(dataclasses),\n"
     "}))\n"
 )
 MODEL = (
@@ -57,50 +53,42 @@ def _state(switch: str | None) -> dict:
 
 
 def test_the_installed_libcst_and_python_are_the_verified_ones():
-    """Fails when libcst or CPython change: verify the speedups on the new release (the
-    engine and speedups tests, benchmarks/speedups_bench.py), then list it."""
-    libcst_release = tuple(_version.version_tuple[:2])
-    assert libcst_release in speedups.VERIFIED_LIBCST, (
-        f"libcst {libcst.__name__} {_version.version} is not in speedups.VERIFIED_LIBCST: "
-        "the optimisations into its node classes are off until it is verified"
+    """Fails when libcst or CPython change: verify the speedups on the new release (this
+    file, tests/test_engine.py, benchmarks/speedups_bench.py), then list it."""
+    release = tuple(_version.version_tuple[:2])
+    assert release in speedups.VERIFIED_LIBCST, (
+        f"libcst {_version.version} is not in speedups.VERIFIED_LIBCST: "
+        "gradlint's optimisations inside its node classes are off until it is verified"
     )
     assert sys.version_info[:2] in speedups.VERIFIED_PYTHON, (
         f"CPython {sys.version_info[:2]} is not in speedups.VERIFIED_PYTHON: "
-        "every optimisation is off until it is verified"
+        "gradlint's optimisations are off until it is verified"
     )
 
 
+ON = {"metaclass": "PlainChecks", "c_hash": True, "constructor": "<gradlint.speedups Name>"}
+OFF = {"metaclass": "ABCMeta", "c_hash": False, "constructor": "<string>"}
+
+
 def test_every_optimisation_is_on_by_default():
-    assert _state(None) == {
-        "metaclass": "PlainChecks",
-        "c_hash": True,
-        "constructor": "<gradlint.speedups Name>",
-        "frozen": False,
-        "dataclasses_exec": False,
-    }
+    assert _state(None) == ON
 
 
 def test_one_switch_turns_every_optimisation_off():
-    assert _state("1") == {
-        "metaclass": "ABCMeta",
-        "c_hash": False,
-        "constructor": "<string>",
-        "frozen": True,
-        "dataclasses_exec": False,
-    }
+    assert _state("1") == OFF
 
 
 def test_the_switch_names_single_optimisations():
-    state = _state("thaw, hashes")
-    assert state["frozen"] and not state["c_hash"]
-    assert state["metaclass"] == "PlainChecks"
-    assert state["constructor"] == "<gradlint.speedups Name>"
+    assert _state("constructors") == {**ON, "constructor": "<string>"}
+    assert _state("c_slots") == {**OFF, "constructor": "<gradlint.speedups Name>"}
 
 
-def test_an_unverified_libcst_turns_its_optimisations_off(monkeypatch):
+def test_an_unverified_release_turns_them_off(monkeypatch):
     monkeypatch.setattr(speedups, "VERIFIED_LIBCST", ())
-    assert not any(speedups.enabled(name) for name in speedups.NAMES if name != "dataclass_code")
-    assert speedups.enabled("dataclass_code") == speedups.PYTHON_VERIFIED
+    assert not any(speedups.enabled(name) for name in speedups.NAMES)
+    monkeypatch.setattr(speedups, "VERIFIED_LIBCST", (tuple(_version.version_tuple[:2]),))
+    monkeypatch.setattr(speedups, "VERIFIED_PYTHON", ())
+    assert not any(speedups.enabled(name) for name in speedups.NAMES)
 
 
 def test_the_same_findings_with_and_without_the_speedups(tmp_path):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from gradlint.analysis.walk import LAYOUT, iter_nodes, plain_type_checks, visit, walk
+from gradlint.analysis.walk import LAYOUT, iter_nodes, node_classes, visit, walk
 from gradlint.config import Config
 from gradlint.engine import _Dispatcher
 from gradlint.filecontext import FileContext
@@ -223,9 +223,9 @@ def test_checkers_asking_for_tokens_still_get_them():
 
 
 def test_libcst_nodes_keep_identity_equality_with_the_c_hash():
-    """engine.py gives node classes object's hash: equal only to themselves, usable as
+    """speedups.py gives node classes object's hash: equal only to themselves, usable as
     dict keys, and two equal-looking nodes stay distinct keys."""
-    from gradlint import engine  # noqa: F401 - applies identity_hashes
+    from gradlint import engine  # noqa: F401 - installs the speedups
 
     first, second = cst.Name("x"), cst.Name("x")
     assert type(first).__hash__ is object.__hash__
@@ -234,11 +234,11 @@ def test_libcst_nodes_keep_identity_equality_with_the_c_hash():
 
 
 def test_libcst_node_classes_keep_their_isinstance_answers():
-    """engine.py gives libcst's node classes plain type checks: same answers, and a
+    """speedups.py gives libcst's node classes plain type checks: same answers, and a
     registered virtual subclass brings ABCMeta's checks back."""
     import abc
 
-    from gradlint import engine  # noqa: F401 - applies plain_type_checks
+    from gradlint import engine, speedups  # noqa: F401 - the engine installs the speedups
 
     name, statement = cst.Name("x"), cst.Pass()
     assert type(cst.Name) is not abc.ABCMeta
@@ -256,5 +256,5 @@ def test_libcst_node_classes_keep_their_isinstance_answers():
         assert isinstance(Virtual(), cst.BaseSmallStatement)
     finally:
         abc._reset_registry(cst.BaseSmallStatement)
-        plain_type_checks()
+        speedups.install(node_classes())
     assert not isinstance(Virtual(), cst.BaseSmallStatement)
