@@ -1,28 +1,23 @@
-"""The optimisations that reach into libcst's internals: one module, one switch, active
-only on the libcst and CPython releases they were verified on.
+"""The one optimisation that reaches into libcst's internals, with one switch, active only
+on the libcst and CPython releases it was verified on.
 
-- `constructors`: libcst builds every node of a parse through its frozen dataclass's
-  `__init__` (fields set through `object.__setattr__`, then `_validate()`, which is for
-  trees built by hand: the native parser builds only what its grammar allows). Each slotted
-  node class gets an `__init__` with the same signature and defaults that sets the fields
-  through their slot descriptors and validates unless one of gradlint's parses is under way
-  (`unvalidated`). Code outside a parse (fixes, other plugins) gets validated nodes.
-- `c_slots`: libcst's node classes are ABCs (none with a registered virtual subclass), so
-  each `isinstance` on a node cost a Python-level `ABCMeta.__instancecheck__` call, and
-  `CSTNode.__hash__` is a Python function returning `id(self)` (nodes are equal only by
-  identity). The node classes get `type`'s own checks (a `register` gives a class
-  ABCMeta's back first) and `object`'s hash: the same answers from C.
+libcst builds every node of a parse through its frozen dataclass's `__init__` (fields set
+through `object.__setattr__`, then `_validate()`, which is for trees built by hand: the
+native parser builds only what its grammar allows). Each slotted node class gets an
+`__init__` with the same signature and defaults that sets the fields through their slot
+descriptors and validates unless one of gradlint's parses is under way (`unvalidated`).
+Code outside a parse (fixes, other plugins) gets validated nodes.
 
-What each buys on three uses (pre-commit on 5 changed files, a CI run of a 100k-line
-project, an editor's re-lint of one file) is measured by `benchmarks/speedups_bench.py`
-(docs/performance.md has the figures); each kept pays at least 10 % of one use's time.
-Two that paid less went: a cache of the code `dataclasses` compiles at import, and the
-node classes' frozen `__setattr__` removed in processes that only lint.
+What it buys on three uses (pre-commit on 5 changed files, a CI run of a 100k-line
+project, an editor's re-lint of one file), measured by `benchmarks/speedups_bench.py`:
+6 %, 11 % and 13 % of their CPU time (docs/performance.md). Four others paid under 10 % of
+every use and went: a cache of the code `dataclasses` compiles at import, the node
+classes' frozen `__setattr__` removed in processes that only lint, and `type`'s own
+isinstance checks and `object`'s hash on the node classes.
 
-The switch: `GRADLINT_NO_SPEEDUPS=1` turns both off (`constructors` or `c_slots` names
-one). They are on only with the libcst releases and CPython versions in
-`VERIFIED_LIBCST` / `VERIFIED_PYTHON`; tests/test_speedups.py fails when the installed
-ones are not listed there, so a new release is verified before it is trusted.
+`GRADLINT_NO_SPEEDUPS=1` turns it off. It is on only with the libcst releases and CPython
+versions in `VERIFIED_LIBCST` / `VERIFIED_PYTHON`; tests/test_speedups.py fails when the
+installed ones are not listed there, so a new release is verified before it is trusted.
 """
 
 from __future__ import annotations
@@ -33,26 +28,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-NAMES = ("constructors", "c_slots")
-VERIFIED_LIBCST = ((1, 9),)  # libcst releases (major, minor) whose internals these rely on
-VERIFIED_PYTHON = ((3, 11),)  # CPython versions (abc's C implementation, slot descriptors)
+VERIFIED_LIBCST = ((1, 9),)  # libcst releases (major, minor) whose node classes it rewrites
+VERIFIED_PYTHON = ((3, 11),)  # CPython versions (dataclasses' __init__, slot descriptors)
+SWITCHED_OFF = os.environ.get("GRADLINT_NO_SPEEDUPS", "").strip().lower() not in ("", "0")
 
 
-def _switched_off(value: str) -> frozenset[str]:
-    value = value.strip().lower()
-    if value in ("", "0", "false", "no"):
-        return frozenset()
-    if value in ("1", "true", "yes", "all"):
-        return frozenset(NAMES)
-    return frozenset(part.strip() for part in value.split(","))
-
-
-OFF = _switched_off(os.environ.get("GRADLINT_NO_SPEEDUPS", ""))
-
-
-def enabled(name: str) -> bool:
-    """Whether optimisation `name` runs in this process."""
-    if name in OFF or sys.implementation.name != "cpython":
+def enabled() -> bool:
+    """Whether the node constructors are installed in this process."""
+    if SWITCHED_OFF or sys.implementation.name != "cpython":
         return False
     if sys.version_info[:2] not in VERIFIED_PYTHON:
         return False
@@ -130,8 +113,8 @@ def _constructor_source(cls: type) -> tuple[str, dict] | None:
     return f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body) + "\n", namespace
 
 
-def _install_constructors(classes: list[type]) -> int:
-    """Give each node class its cheaper `__init__`; how many classes got one."""
+def _install_constructors(classes: list[type]) -> None:
+    """Give each slotted node class its cheaper `__init__`."""
     import dataclasses
 
     generated = []
@@ -146,58 +129,12 @@ def _install_constructors(classes: list[type]) -> int:
         function = namespace["__init__"]
         function.__qualname__ = f"{cls.__qualname__}.__init__"
         cls.__init__ = function
-    return len(generated)
-
-
-# -- c_slots ---------------------------------------------------------------
-
-
-def _plain_checks_class():
-    import abc
-
-    class PlainChecks(abc.ABCMeta):
-        """ABCMeta with the plain `type` checks: equal to ABCMeta's answers while no
-        virtual subclass is registered; `register` gives a class ABCMeta's checks back."""
-
-        __instancecheck__ = type.__instancecheck__
-        __subclasscheck__ = type.__subclasscheck__
-
-        def register(cls, subclass: type) -> type:
-            cls.__class__ = abc.ABCMeta
-            return abc.ABCMeta.register(cls, subclass)
-
-    return PlainChecks
-
-
-def _plain_type_checks(classes: list[type]) -> None:
-    import abc
-
-    registry = getattr(abc, "_get_dump", None)  # CPython's C implementation of abc
-    if registry is None:
-        return
-    plain = _plain_checks_class()
-    for kind in classes:
-        if type(kind) is abc.ABCMeta and not registry(kind)[0]:  # no virtual subclass
-            kind.__class__ = plain
-
-
-def _identity_hashes(classes: list[type]) -> None:
-    import libcst as cst
-
-    python_hash = cst.CSTNode.__hash__
-    for kind in classes:
-        if kind.__dict__.get("__hash__") is python_hash:
-            kind.__hash__ = object.__hash__
 
 
 # -- entry point --------------------------------------------------------------------------
 
 
 def install(classes: list[type]) -> None:
-    """Once the engine is loaded (`classes`: libcst's node classes, before any node is
-    hashed)."""
-    if enabled("c_slots"):
-        _plain_type_checks(classes)
-        _identity_hashes(classes)
-    if enabled("constructors"):
+    """Once the engine is loaded (`classes`: libcst's node classes)."""
+    if enabled():
         _install_constructors(classes)

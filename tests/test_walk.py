@@ -5,7 +5,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from gradlint.analysis.walk import LAYOUT, iter_nodes, node_classes, visit, walk
+from gradlint.analysis.walk import LAYOUT, iter_nodes, visit, walk
 from gradlint.config import Config
 from gradlint.engine import _Dispatcher
 from gradlint.filecontext import FileContext
@@ -220,41 +220,3 @@ def test_checkers_asking_for_tokens_still_get_them():
     counter = CommaCounter()
     _Dispatcher(FileContext("c.py", module, Config()), [counter]).run(module)
     assert counter.seen == sum(type(n) is cst.Comma for n in libcst_order(module)) > 10
-
-
-def test_libcst_nodes_keep_identity_equality_with_the_c_hash():
-    """speedups.py gives node classes object's hash: equal only to themselves, usable as
-    dict keys, and two equal-looking nodes stay distinct keys."""
-    from gradlint import engine  # noqa: F401 - installs the speedups
-
-    first, second = cst.Name("x"), cst.Name("x")
-    assert type(first).__hash__ is object.__hash__
-    table = {first: 1, second: 2}
-    assert first == first and first != second and table[first] == 1 and table[second] == 2
-
-
-def test_libcst_node_classes_keep_their_isinstance_answers():
-    """speedups.py gives libcst's node classes plain type checks: same answers, and a
-    registered virtual subclass brings ABCMeta's checks back."""
-    import abc
-
-    from gradlint import engine, speedups  # noqa: F401 - the engine installs the speedups
-
-    name, statement = cst.Name("x"), cst.Pass()
-    assert type(cst.Name) is not abc.ABCMeta
-    assert isinstance(name, cst.BaseExpression) and isinstance(name, cst.CSTNode)
-    assert not isinstance(name, cst.BaseSmallStatement) and isinstance(statement, cst.Pass)
-    assert issubclass(cst.Name, cst.BaseAssignTargetExpression)
-    assert not issubclass(cst.Pass, cst.BaseExpression)
-
-    class Virtual:
-        pass
-
-    try:
-        cst.BaseSmallStatement.register(Virtual)
-        assert type(cst.BaseSmallStatement) is abc.ABCMeta
-        assert isinstance(Virtual(), cst.BaseSmallStatement)
-    finally:
-        abc._reset_registry(cst.BaseSmallStatement)
-        speedups.install(node_classes())
-    assert not isinstance(Virtual(), cst.BaseSmallStatement)
