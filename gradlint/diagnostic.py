@@ -5,6 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+SHORT_MESSAGE = 120  # characters of a finding's headline, the line editors show
+_KEPT = 6  # characters of a shortened name kept either side of its `…`
+
+
+def headline(template: str, **names: str) -> str:
+    """`template` with `{name}` fields filled, within SHORT_MESSAGE characters: the
+    longest name (code the user wrote: `self.encoder.layers[0].attention.weight`) is
+    shortened in its middle (`self.encoder…ntion.weight`) until the sentence fits."""
+    values = dict(names)
+    while len(text := template.format(**values)) > SHORT_MESSAGE:
+        longest = max(values, key=lambda key: len(values[key]))
+        value = values[longest]
+        quote = "`" if len(value) > 2 and value[0] == value[-1] == "`" else ""
+        inner = value[len(quote) : len(value) - len(quote)]
+        keep = max(len(inner) - (len(text) - SHORT_MESSAGE) - 1, 2 * _KEPT)
+        if keep >= len(inner) - 1:
+            return text  # nothing left to shorten: the template itself is too long
+        head = (keep + 1) // 2
+        values[longest] = f"{quote}{inner[:head]}…{inner[len(inner) - keep // 2 :]}{quote}"
+    return text
+
 
 class Severity(str, Enum):
     ERROR = "error"  # torch raises at run time

@@ -19,9 +19,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gradlint.catalogue import load_catalogue
-from gradlint.diagnostic import Diagnostic
+from gradlint.diagnostic import SHORT_MESSAGE, Diagnostic
 
-SHORT_MESSAGE = 120
 _OPEN, _CLOSE = "([{", ")]}"
 
 

@@ -31,7 +31,7 @@ def test_seed_000_only_example_3_is_flagged_at_its_backward_line():
     backward_line = next(n for n, line in enumerate(third.splitlines(), 1) if ".backward(" in line)
     assert _findings(third) == [(backward_line, "GL301")]
     (finding,) = [d for d in lint(third) if d.code == "GL301"]
-    assert "gradient has shape (10, 3) but reduced_tensor_3 has shape (10,)" in finding.message
+    assert "gradient has shape (10, 3) but `reduced_tensor_3` has shape (10,)" in finding.message
 
 
 @needs_seeds

@@ -164,8 +164,8 @@ def test_message_says_what_and_what_instead():
                 return self.fc(x).detach()
         """
     )
-    assert "`.detach()`" in finding.message and "output" in finding.message
-    assert "straight-through" in finding.message
+    assert "`.detach()`" in finding.message and "output" in finding.detail
+    assert "straight-through" in finding.detail
     assert finding.witness is not None
 
 

@@ -332,7 +332,7 @@ w = torch.zeros(3, requires_grad=True)
 w.add_(1)
 """
     )
-    assert "`w`" in finding.message and "torch.no_grad()" in finding.message
+    assert "`w`" in finding.message and "torch.no_grad()" in finding.detail
 
 
 def test_seed_001_examples_and_their_fixes():

@@ -499,7 +499,7 @@ def test_missing_zero_grad_in_a_helper_is_reported_at_its_call_without_a_fix():
         """
     )
     assert (finding.code, finding.line, finding.fix) == ("GL503", 12, None)
-    assert "`zero_grad()` on that optimizer" in finding.message
+    assert "`zero_grad()` on that optimizer" in finding.detail
 
 
 def test_an_optimizer_rebuilt_each_iteration_over_the_same_parameters_still_accumulates():

@@ -14,7 +14,7 @@ from gradlint.analysis.dataflow.values import Optimizer
 from gradlint.analysis.names import dotted
 from gradlint.analysis.walk import iter_nodes
 from gradlint.checks import Checker
-from gradlint.diagnostic import Witness
+from gradlint.diagnostic import Witness, headline
 
 
 def _every_iteration(inner: tuple[Place, ...]) -> bool:
@@ -78,12 +78,19 @@ class AccumulationChecker(Checker):
         self.report(
             zero.node,
             "GL506",
-            f"`{self.file.code_for(zero.node)}` runs on every iteration of the loop on line "
-            f"{loop_line}, before the iteration's backward, but `{name}.step()` (line {line}) "
-            f"runs {how}: each "
-            "step applies the gradients of the last iteration alone, the others are wiped "
-            "unused; clear the gradients right after the step (under the same condition)",
+            headline(
+                "{zero} wipes the gradients of each iteration before {step} (line {line}) runs",
+                zero=f"`{self.file.code_for(zero.node)}`",
+                step=f"`{name}.step()`",
+                line=str(line),
+            ),
             witness=_WITNESS,
+            detail=(
+                f"It runs on every iteration of the loop on line {loop_line}, before the "
+                f"iteration's backward, but the step runs {how}: each step applies the "
+                "gradients of the last iteration alone, the others are wiped unused. Clear "
+                "the gradients right after the step (under the same condition)."
+            ),
         )
 
 

@@ -17,7 +17,7 @@ from gradlint.analysis.torch_ops import (
 )
 from gradlint.analysis.walk import iter_nodes, visit
 from gradlint.checks import Checker
-from gradlint.diagnostic import Fix, Severity, Witness
+from gradlint.diagnostic import Fix, Severity, Witness, headline
 
 REQUIRES_GRAD = "requires_grad"
 _GRADIENT_SPELLINGS = frozenset(
@@ -79,10 +79,16 @@ class RequiresGradKeywordChecker(Checker):
                 self.report(
                     arg.keyword,
                     "GL204",
-                    f"`{arg.keyword.value}=` is not a keyword of "
-                    f"`{self.file.code_for(node.func)}`: torch raises TypeError (unexpected "
-                    "keyword argument); write `requires_grad=`",
+                    headline(
+                        "{keyword} is not a keyword of {function}",
+                        keyword=f"`{arg.keyword.value}=`",
+                        function=f"`{self.file.code_for(node.func)}`",
+                    ),
                     severity=Severity.ERROR,
+                    detail=(
+                        "Torch raises TypeError (unexpected keyword argument). Write "
+                        "`requires_grad=`."
+                    ),
                     witness=_keyword_witness(arg.keyword.value),
                     fix=None
                     if _keyword(node, REQUIRES_GRAD)
@@ -107,10 +113,15 @@ class RequiresGradKeywordChecker(Checker):
                 self.report(
                     attribute.attr,
                     "GL204",
-                    f"`{self.file.code_for(attribute)}` sets a new Python attribute, not "
-                    "autograd's flag: `requires_grad` keeps its old value and no error is "
-                    "raised; write `.requires_grad`",
+                    headline(
+                        "{attribute} sets a new Python attribute, not autograd's flag",
+                        attribute=f"`{self.file.code_for(attribute)}`",
+                    ),
                     severity=Severity.WARNING,
+                    detail=(
+                        "`requires_grad` keeps its old value and no error is raised. Write "
+                        "`.requires_grad`."
+                    ),
                     witness=_attribute_witness(name),
                     fix=_spelling_fix(self.file, attribute.attr),
                 )
@@ -168,12 +179,14 @@ class NonLeafRequiresGradChecker(Checker):
             if not change.assigned and change.flag is not False:
                 continue  # `requires_grad_(True)` on a non-leaf is a no-op
             reported.add(change.node)
+            message, detail = _nonleaf_message(change.written, change.assigned)
             self.report(
                 change.node,
                 "GL204",
-                _nonleaf_message(change.written, change.assigned),
+                message,
                 severity=Severity.ERROR,
                 witness=NONLEAF_WITNESS,
+                detail=detail,
             )
 
 
@@ -191,19 +204,23 @@ def _mentions_version(test: cst.BaseExpression) -> bool:
     )
 
 
-def _nonleaf_message(name: str, assigned: bool) -> str:
-    if assigned:
-        return (
-            f"`{name}` is the result of a recorded op (a non-leaf), so setting "
-            "`requires_grad` raises RuntimeError (you can only change requires_grad "
-            f"flags of leaf variables); it already requires grad — drop the line, or "
-            f"use `{name}.detach().requires_grad_()` to start a new leaf"
-        )
-    return (
-        f"`{name}` is the result of a recorded op (a non-leaf): "
-        "`requires_grad_(False)` raises RuntimeError (you can only change "
-        f"requires_grad flags of leaf variables); use `{name}.detach()`"
+def _nonleaf_message(name: str, assigned: bool) -> tuple[str, str]:
+    """(headline, detail) of a `requires_grad` change on a non-leaf."""
+    raises = (
+        "Torch raises RuntimeError (you can only change requires_grad flags of leaf variables)."
     )
+    if assigned:
+        return headline(
+            "{name} is the result of a recorded op (a non-leaf), so setting `requires_grad` raises",
+            name=f"`{name}`",
+        ), (
+            f"{raises} It already requires grad: drop the line, or use "
+            f"`{name}.detach().requires_grad_()` to start a new leaf."
+        )
+    return headline(
+        "{name} is the result of a recorded op (a non-leaf): `requires_grad_(False)` raises",
+        name=f"`{name}`",
+    ), f"{raises} Use `{name}.detach()`."
 
 
 NONLEAF_WITNESS = Witness(
@@ -289,11 +306,16 @@ class CheckpointReentrantChecker(Checker):
         self.report(
             node,
             "GL205",
-            f"`{short}(...)` without `use_reentrant=False` runs the reentrant variant (torch "
-            "warns the argument will be required): when no input requires grad, as with "
-            "frozen embeddings under LoRA / PEFT, its output does not require grad and the "
-            "parameters inside never get gradients; pass `use_reentrant=False`",
+            headline(
+                "{call} without `use_reentrant=False` runs the reentrant variant",
+                call=f"`{short}(...)`",
+            ),
             fix=self._fix(node, flag),
+            detail=(
+                "Torch warns the argument will be required. When no input requires grad, as "
+                "with frozen embeddings under LoRA / PEFT, its output does not require grad "
+                "and the parameters inside never get gradients. Pass `use_reentrant=False`."
+            ),
             witness=CHECKPOINT_WITNESS,
         )
 
@@ -310,11 +332,16 @@ class CheckpointReentrantChecker(Checker):
         self.report(
             node,
             "GL205",
-            f"`{short}(..., use_reentrant=True)` is given inputs that require no grad: "
-            "the reentrant variant then returns an output that does not require grad, so "
-            "the parameters inside the checkpointed block never get gradients; pass "
-            "`use_reentrant=False`",
+            headline(
+                "{call} is given inputs that require no grad",
+                call=f"`{short}(..., use_reentrant=True)`",
+            ),
             fix=self._fix(node, _keyword(node, "use_reentrant")),
+            detail=(
+                "The reentrant variant then returns an output that does not require grad, so "
+                "the parameters inside the checkpointed block never get gradients. Pass "
+                "`use_reentrant=False`."
+            ),
             witness=CHECKPOINT_WITNESS,
         )
 

@@ -12,7 +12,7 @@ from gradlint.analysis.dataflow.values import Const, Seq, Tensor
 from gradlint.analysis.names import dotted
 from gradlint.analysis.walk import visit
 from gradlint.checks import Checker
-from gradlint.diagnostic import Severity, Witness
+from gradlint.diagnostic import Severity, Witness, headline
 
 _BACKWARD_NAME = re.compile(r"(^backward$|_backward$|Backward$)")
 # Parameter names that carry an incoming gradient: grad_output, grad, dout, d_y, delta...
@@ -78,11 +78,14 @@ class ModuleBackwardChecker(Checker):
             self.report(
                 method.name,
                 "GL303",
-                f"`{owner.name}.{name}` is never called by autograd: `loss.backward()` "
-                "differentiates the operations of `forward` and ignores methods of an "
-                "nn.Module; to define a custom gradient write a `torch.autograd.Function` "
-                "with static `forward(ctx, ...)` / `backward(ctx, ...)` and call it via `.apply`",
+                headline("{method} is never called by autograd", method=f"`{owner.name}.{name}`"),
                 witness=_module_backward_witness(owner.name, name),
+                detail=(
+                    "`loss.backward()` differentiates the operations of `forward` and ignores "
+                    "methods of an nn.Module. To define a custom gradient write a "
+                    "`torch.autograd.Function` with static `forward(ctx, ...)` / "
+                    "`backward(ctx, ...)` and call it via `.apply`."
+                ),
             )
 
     @cached_property
@@ -267,19 +270,29 @@ class FunctionContractChecker(Checker):
             self.report(
                 method.name,
                 "GL304",
-                f"static `{info.name}.{role}` takes both `self` and `ctx`: autograd passes the "
-                "context as the first argument, so every argument shifts by one and torch "
-                f"raises TypeError; drop `self` and write `{role}(ctx, ...)`",
+                headline(
+                    "Static {method} takes both `self` and `ctx`", method=f"`{info.name}.{role}`"
+                ),
                 severity=Severity.ERROR,
+                detail=(
+                    "Autograd passes the context as the first argument, so every argument "
+                    f"shifts by one and torch raises TypeError. Drop `self` and write "
+                    f"`{role}(ctx, ...)`."
+                ),
             )
         elif role == "backward" and len(names) == 1 and not isinstance(params.star_arg, cst.Param):
             self.report(
                 method.name,
                 "GL304",
-                f"static `{info.name}.backward` takes a single argument: autograd calls it as "
-                "`backward(ctx, *grad_outputs)` and raises TypeError (takes 1 positional "
-                "argument but 2 were given); write `backward(ctx, grad_output)`",
+                headline(
+                    "Static {method} takes a single argument", method=f"`{info.name}.backward`"
+                ),
                 severity=Severity.ERROR,
+                detail=(
+                    "Autograd calls it as `backward(ctx, *grad_outputs)` and raises TypeError "
+                    "(takes 1 positional argument but 2 were given). Write "
+                    "`backward(ctx, grad_output)`."
+                ),
             )
 
     def _check_legacy_state(self, info: ClassInfo, method: cst.FunctionDef) -> None:
@@ -301,11 +314,17 @@ class FunctionContractChecker(Checker):
         self.report(
             method.name,
             "GL304",
-            f"`{info.name}.{role}` is a legacy non-static method reading `{receiver}.{read[0]}` "
-            "set in `__init__`: autograd functions are never instantiated (`.apply` passes a "
-            f"fresh ctx, so this raises AttributeError); make `{role}` a @staticmethod taking "
-            "`ctx`, and pass the settings to `.apply(...)` as arguments",
+            headline(
+                "{method} is a legacy non-static method reading {state} set in `__init__`",
+                method=f"`{info.name}.{role}`",
+                state=f"`{receiver}.{read[0]}`",
+            ),
             severity=Severity.ERROR,
+            detail=(
+                "Autograd functions are never instantiated (`.apply` passes a fresh ctx, so "
+                f"this raises AttributeError). Make `{role}` a @staticmethod taking `ctx`, and "
+                "pass the settings to `.apply(...)` as arguments."
+            ),
             witness=_legacy_state_witness(info.name, read[0]),
         )
 
@@ -324,9 +343,16 @@ class FunctionContractChecker(Checker):
             self.report(
                 node,
                 "GL304",
-                f"`{context}` is not defined in `{info.name}.{method.name.value}`: the context "
-                f"object autograd passes is {instead}; Python raises NameError here",
+                headline(
+                    "{context} is not defined in {method}",
+                    context=f"`{context}`",
+                    method=f"`{info.name}.{method.name.value}`",
+                ),
                 severity=Severity.ERROR,
+                detail=(
+                    f"The context object autograd passes is {instead}. Python raises "
+                    "NameError here."
+                ),
             )
 
     def _check_gradient_count(self, info: ClassInfo, backward: cst.FunctionDef) -> None:
@@ -369,10 +395,17 @@ class FunctionContractChecker(Checker):
             self.report(
                 returned.node,
                 "GL304",
-                f"`{info.name}.backward` returns {count} gradient(s) but {takes}: autograd "
-                "raises RuntimeError (returned an incorrect number of gradients); return one "
-                "gradient per forward input, `None` for inputs that need none",
+                headline(
+                    "{method} returns {count} gradient(s) but {takes}",
+                    method=f"`{info.name}.backward`",
+                    count=str(count),
+                    takes=takes,
+                ),
                 severity=Severity.ERROR,
+                detail=(
+                    "Autograd raises RuntimeError (returned an incorrect number of gradients). "
+                    "Return one gradient per forward input, `None` for inputs that need none."
+                ),
                 witness=_gradient_count_witness(info.name, expected, count),
             )
 
@@ -445,10 +478,13 @@ class FunctionContractChecker(Checker):
         self.report(
             node,
             "GL304",
-            f"`{info.name}` is called through an instance: torch raises RuntimeError (Legacy "
-            "autograd function with non-static forward method is deprecated); call "
-            f"`{info.name}.apply(...)` with static `forward(ctx, ...)` / `backward(ctx, ...)`",
+            headline("{function} is called through an instance", function=f"`{info.name}`"),
             severity=Severity.ERROR,
+            detail=(
+                "Torch raises RuntimeError (Legacy autograd function with non-static forward "
+                f"method is deprecated). Call `{info.name}.apply(...)` with static "
+                "`forward(ctx, ...)` / `backward(ctx, ...)`."
+            ),
             witness=INSTANCE_CALL_WITNESS,
         )
 
@@ -461,10 +497,13 @@ class FunctionContractChecker(Checker):
         self.report(
             node,
             "GL304",
-            f"`{info.name}.{role}(...)` is called directly: autograd does not record the "
-            f"call as `{info.name}`, so the custom `backward` never runs (the result carries "
-            f"autograd's own gradient, or none); call `{info.name}.apply(...)`",
+            headline("{call} is called directly", call=f"`{info.name}.{role}(...)`"),
             severity=Severity.WARNING,
+            detail=(
+                f"Autograd does not record the call as `{info.name}`, so the custom `backward` "
+                "never runs (the result carries autograd's own gradient, or none). Call "
+                f"`{info.name}.apply(...)`."
+            ),
         )
 
     def _check_saved_values(self, node: cst.Call) -> None:
@@ -485,11 +524,17 @@ class FunctionContractChecker(Checker):
             self.report(
                 arg.value,
                 "GL304",
-                f"`save_for_backward` is given a non-tensor {kind} (`{written}`): "
-                f"torch raises TypeError (save_for_backward can only save variables, but "
-                f"argument {index} is of type {kind}); save tensors only and keep other "
-                "values as attributes (`ctx.scale = scale`)",
+                headline(
+                    "`save_for_backward` is given a non-tensor {kind} ({written})",
+                    kind=kind,
+                    written=f"`{written}`",
+                ),
                 severity=Severity.ERROR,
+                detail=(
+                    "Torch raises TypeError (save_for_backward can only save variables, but "
+                    f"argument {index} is of type {kind}). Save tensors only and keep other "
+                    "values as attributes (`ctx.scale = scale`)."
+                ),
                 witness=SAVE_NON_TENSOR_WITNESS,
             )
 

@@ -9,7 +9,7 @@ from gradlint.analysis.dataflow.events import ShapeConflict
 from gradlint.analysis.shapes import Shape
 from gradlint.analysis.shapes.witness import Concretizer
 from gradlint.checks import Checker
-from gradlint.diagnostic import Fix, Witness
+from gradlint.diagnostic import Fix, Witness, headline
 
 _MISMATCH = "Mismatch in shape: grad_output[0] has a shape of"
 _NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
@@ -48,11 +48,18 @@ class BackwardGradientChecker(Checker):
         self.report(
             gradient if named else call,  # `grad_outputs=...`: the argument at fault
             "GL301",
-            f"backward() gradient has shape {gradient_shape} but {name} has shape "
-            f"{output_shape}: torch raises '{_MISMATCH} ...'; pass a gradient of exactly the "
-            f"output's shape (e.g. `torch.ones_like({name})`), or reduce the output to a "
-            "scalar and call `.backward()` without one",
+            headline(
+                "The backward() gradient has shape {gradient} but {name} has shape {output}",
+                gradient=str(gradient_shape),
+                name=f"`{name}`",
+                output=str(output_shape),
+            ),
             witness=Witness(program, _MISMATCH),
+            detail=(
+                f"Torch raises '{_MISMATCH} ...'. Pass a gradient of exactly the output's shape "
+                f"(e.g. `torch.ones_like({name})`), or reduce the output to a scalar and call "
+                "`.backward()` without one."
+            ),
             fix=self._drop_unit_gradient(call, output_shape, gradient),
         )
 
@@ -90,10 +97,17 @@ class BackwardGradientChecker(Checker):
         self.report(
             call,
             "GL302",
-            f"{name} has shape {shape}, not a scalar, and no gradient is given: torch raises "
-            f"'{_NOT_SCALAR}'; reduce it first (`{name}.mean().backward()` / `.sum()`), or "
-            f"pass the upstream gradient (`{name}.backward(torch.ones_like({name}))`)",
+            headline(
+                "{name} has shape {shape}, not a scalar, and no gradient is given",
+                name=f"`{name}`",
+                shape=str(shape),
+            ),
             witness=Witness(program, _NOT_SCALAR),
+            detail=(
+                f"Torch raises '{_NOT_SCALAR}'. Reduce it first (`{name}.mean().backward()` / "
+                f"`.sum()`), or pass the upstream gradient "
+                f"(`{name}.backward(torch.ones_like({name}))`)."
+            ),
         )
 
     def _check_unreduced(self, call: cst.CSTNode, name: str, shape: Shape) -> None:

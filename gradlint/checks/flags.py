@@ -13,7 +13,7 @@ from gradlint.analysis.dataflow.values import Const, Grad
 from gradlint.analysis.names import dotted
 from gradlint.analysis.walk import visit
 from gradlint.checks import Checker
-from gradlint.diagnostic import Severity, Witness
+from gradlint.diagnostic import Severity, Witness, headline
 
 INTEGER_ERROR = "only Tensors of floating point and complex dtype can require gradients"
 DATA_ERROR = "data set to a tensor that requires gradients must be floating point or complex"
@@ -66,10 +66,17 @@ class RequiresGradFlagChecker(Checker):
         self.report(
             node,
             "GL204",
-            f"`{written}` is {kind} tensor: it cannot require grad, torch raises "
-            f'RuntimeError ("{INTEGER_ERROR}"); make a float tensor (`torch.tensor(1.0)`, '
-            "`dtype=torch.float32`) or differentiate the float scores the indices came from",
+            headline(
+                "{written} is {kind} tensor, which cannot require grad",
+                written=f"`{written}`",
+                kind=kind,
+            ),
             severity=Severity.ERROR,
+            detail=(
+                f'Torch raises RuntimeError ("{INTEGER_ERROR}"). Make a float tensor '
+                "(`torch.tensor(1.0)`, `dtype=torch.float32`) or differentiate the float "
+                "scores the indices came from."
+            ),
             witness=Witness(
                 "import torch\nt = torch.tensor([1, 2])\nt.requires_grad = True\n",
                 INTEGER_ERROR,
@@ -81,10 +88,16 @@ class RequiresGradFlagChecker(Checker):
         self.report(
             node,
             "GL204",
-            f"`{written}` requires grad and `.data` is set to {kind} tensor: torch raises "
-            f'RuntimeError ("{DATA_ERROR} dtype"); keep the float weight and store the '
-            "integer codes elsewhere (a buffer), or `requires_grad_(False)` first",
+            headline(
+                "{written} requires grad and its `.data` is set to {kind} tensor",
+                written=f"`{written}`",
+                kind=kind,
+            ),
             severity=Severity.ERROR,
+            detail=(
+                f'Torch raises RuntimeError ("{DATA_ERROR} dtype"). Keep the float weight and '
+                "store the integer codes elsewhere (a buffer), or `requires_grad_(False)` first."
+            ),
             witness=Witness(
                 "import torch\nw = torch.nn.Linear(2, 2).weight\nw.data = w.data.to(torch.int8)\n",
                 DATA_ERROR,
@@ -96,9 +109,16 @@ class RequiresGradFlagChecker(Checker):
         self.report(
             node,
             "GL204",
-            f"`{written}` is an nn.Module: `requires_grad = {flag}` only sets a plain Python "
-            f"attribute, its parameters keep their flags (nothing is frozen); call `{method}`",
+            headline(
+                "{written} is an nn.Module, where `requires_grad = {flag}` freezes nothing",
+                written=f"`{written}`",
+                flag=str(flag),
+            ),
             severity=Severity.WARNING,
+            detail=(
+                f"`requires_grad = {flag}` only sets a plain Python attribute; the module's "
+                f"parameters keep their flags. Call `{method}`."
+            ),
             witness=MODULE_WITNESS,
         )
 

@@ -11,7 +11,7 @@ import libcst as cst
 
 from gradlint.analysis.dataflow import Cut, Grad, Tensor, graphs, optimizers
 from gradlint.checks import Checker
-from gradlint.diagnostic import Witness
+from gradlint.diagnostic import Witness, headline
 
 _WITNESS = {
     "GL201": Witness(
@@ -58,12 +58,12 @@ _WITNESS["GL103"] = Witness(
 )
 
 _ADVICE = {
-    "GL201": "keep the computation in torch tensors (use the tensor itself, not a Python "
-    "number or a new tensor built from it); convert only for logging",
-    "GL202": "drop the `.detach()` / `.data` / `torch.no_grad()` on this path, or add a "
-    "differentiable path (straight-through: `x + (y - x).detach()`)",
-    "GL203": "use a differentiable surrogate (softmax / sigmoid instead of argmax or a "
-    "threshold) or a straight-through estimator `x + (hard - x).detach()`",
+    "GL201": "Keep the computation in torch tensors (use the tensor itself, not a Python "
+    "number or a new tensor built from it); convert only for logging.",
+    "GL202": "Drop the `.detach()` / `.data` / `torch.no_grad()` on this path, or add a "
+    "differentiable path (straight-through: `x + (y - x).detach()`).",
+    "GL203": "Use a differentiable surrogate (softmax / sigmoid instead of argmax or a "
+    "threshold) or a straight-through estimator `x + (hard - x).detach()`.",
 }
 
 
@@ -140,14 +140,22 @@ class FlowChecker(Checker):
             return
         self.reported.add(cut.node)
         verb = {"GL201": "converts", "GL202": "detaches", "GL203": "is not differentiable and cuts"}
+        how = cut.how[0].upper() + cut.how[1:]  # `x.item()`, or "Computing it under ..."
+        verbs = verb[cut.code]
+        if how.startswith("The indices"):  # a plural subject
+            verbs = verbs.replace(" is ", " are ").replace(" cuts", " cut")
         self.report(
             cut.node,
             cut.code,
-            f"{cut.how} {verb[cut.code]} the value out of autograd's graph, and it is the "
-            f"only path from the parameters to {sink}: the parameters get no gradient "
-            f"(backward raises 'element 0 of tensors does not require grad' or leaves "
-            f"`.grad` None / zero); {_ADVICE[cut.code]}",
+            headline(
+                "{how} {verb} the value out of autograd's graph", how=how, verb=verb[cut.code]
+            ),
             witness=_WITNESS[cut.code],
+            detail=(
+                f"It is the only path from the parameters to {sink}, so the parameters get no "
+                "gradient (backward raises 'element 0 of tensors does not require grad' or "
+                f"leaves `.grad` None / zero). {_ADVICE[cut.code]}"
+            ),
         )
 
 
@@ -169,18 +177,20 @@ class BackwardWithoutGraphChecker(Checker):
             if value is None or value.grad is not Grad.OFF or call.node in reported:
                 continue  # (a loss cut by .item() / .detach() is GL201 / GL202 at the cut)
             if value.no_grad_made:
-                why = (
-                    "was computed with grad mode off (under `torch.no_grad()`, a helper "
-                    "decorated with it, or after `torch.set_grad_enabled(False)`)"
+                why = "{loss} was computed with grad mode off"
+                how = (
+                    "It was computed under `torch.no_grad()`, in a helper decorated with it, "
+                    "or after `torch.set_grad_enabled(False)`."
                 )
-                advice = "compute the loss with grad enabled from the trainable parameters"
+                advice = "Compute the loss with grad enabled from the trainable parameters."
                 witness = _NO_GRAD_WITNESS
             elif value.frozen_made:
-                why = (
-                    "comes only from frozen parameters (`requires_grad = False` / "
-                    "`requires_grad_(False)` on every parameter of the model)"
+                why = "{loss} comes only from frozen parameters"
+                how = (
+                    "Every parameter of the model it comes from was frozen "
+                    "(`requires_grad = False` / `requires_grad_(False)`)."
                 )
-                advice = "freeze only the part meant to stay fixed (e.g. the backbone)"
+                advice = "Freeze only the part meant to stay fixed (e.g. the backbone)."
                 witness = _FROZEN_WITNESS
             else:
                 continue
@@ -188,8 +198,9 @@ class BackwardWithoutGraphChecker(Checker):
             self.report(
                 call.node,
                 "GL202",
-                f'`{call.written}` {why}: backward raises "{NO_GRAD_LOSS_ERROR}"; {advice}',
+                headline(why, loss=f"`{call.written}`"),
                 witness=witness,
+                detail=f'{how} Backward raises "{NO_GRAD_LOSS_ERROR}". {advice}',
             )
 
 
@@ -225,12 +236,17 @@ class BackwardTwiceChecker(Checker):
             self.report(
                 call.node,
                 "GL305",
-                f"this backward goes through the graph of `{first.node.label}` a second time: "
-                f"the backward {where} already freed it (no `retain_graph=True`), so torch "
-                "raises 'Trying to backward through the graph a second time'; recompute the "
-                "forward, `.detach()` the value carried over (e.g. `fake.detach()`, "
-                "`hidden = hidden.detach()`), or sum the losses into one backward",
+                headline(
+                    "This backward goes through the graph of {op} a second time",
+                    op=f"`{first.node.label}`",
+                ),
                 witness=_WITNESS["GL305"],
+                detail=(
+                    f"The backward {where} already freed it (no `retain_graph=True`), so torch "
+                    "raises 'Trying to backward through the graph a second time'. Recompute "
+                    "the forward, `.detach()` the value carried over (e.g. `fake.detach()`, "
+                    "`hidden = hidden.detach()`), or sum the losses into one backward."
+                ),
             )
 
 
@@ -250,25 +266,24 @@ class StepUnderLiveGraphChecker(Checker):
                 reported.add(step.node)
                 line = self.file.position(call.node).start.line
                 if step.no_grad:
-                    what = (
-                        f"In-place edit of `{step.written}` under no_grad (its version counter "
-                        f"moves all the same), which `{saved_by.label}` saved for backward"
-                    )
-                    fix = "make the edit after that backward, or recompute the forward after it"
+                    what = "In-place edit of {step} under no_grad, which {op} saved for backward"
+                    why = "Its version counter moves all the same under no_grad. "
+                    fix = "Make the edit after that backward, or recompute the forward after it."
                 else:
-                    what = (
-                        f"`{step.written}` updates in place parameters that `{saved_by.label}` "
-                        "saved for backward"
-                    )
+                    what = "{step} updates in place parameters that {op} saved for backward"
+                    why = ""
                     fix = (
-                        "run every backward through the graph before the step, or recompute "
-                        "the forward (or `.detach()` the state carried over) after it"
+                        "Run every backward through the graph before the step, or recompute "
+                        "the forward (or `.detach()` the state carried over) after it."
                     )
                 self.report(
                     step.node,
                     "GL103",
-                    f"{what}, and the backward of `{call.written}` on line {line} still goes "
-                    f'through that graph: torch raises "{_WITNESS["GL103"].expect} inplace '
-                    f'operation"; {fix}',
+                    headline(what, step=f"`{step.written}`", op=f"`{saved_by.label}`"),
                     witness=_WITNESS["GL103"],
+                    detail=(
+                        f"{why}The backward of `{call.written}` on line {line} still goes "
+                        f'through that graph: torch raises "{_WITNESS["GL103"].expect} '
+                        f'inplace operation". {fix}'
+                    ),
                 )

@@ -7,7 +7,7 @@ import libcst as cst
 
 from gradlint.analysis.dataflow.values import Obj, Tensor
 from gradlint.checks import Checker
-from gradlint.diagnostic import Witness
+from gradlint.diagnostic import Witness, headline
 
 
 class LayerBuiltInForwardChecker(Checker):
@@ -29,11 +29,14 @@ class LayerBuiltInForwardChecker(Checker):
             self.report(
                 built.node,
                 "GL505",
-                f"`{what}(...)` is built inside forward: every call makes new, randomly "
-                "initialised weights that `model.parameters()` never holds, so the optimizer "
-                "never trains them (and `.to(device)` never moves them); build it once in "
-                "`__init__` and store it on `self`",
+                headline("{layer} is built inside forward", layer=f"`{what}(...)`"),
                 witness=WITNESS,
+                detail=(
+                    "Every call makes new, randomly initialised weights that "
+                    "`model.parameters()` never holds, so the optimizer never trains them (and "
+                    "`.to(device)` never moves them). Build it once in `__init__` and store it "
+                    "on `self`."
+                ),
             )
 
     def _discarded(self, call: cst.Call, function: cst.FunctionDef) -> bool:

@@ -19,7 +19,7 @@ from gradlint.analysis.dataflow import DataWrite, Grad, InplaceEdit, Saver
 from gradlint.analysis.names import dotted
 from gradlint.analysis.walk import iter_nodes
 from gradlint.checks import Checker
-from gradlint.diagnostic import Fix, Severity, Witness
+from gradlint.diagnostic import Fix, Severity, Witness, headline
 
 LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation"
 VIEW_LEAF_ERROR = "a view of a leaf Variable that requires grad is being used in an in-place"
@@ -51,9 +51,11 @@ class InplaceChecker(Checker):
             known = chosen.get(edit.node)
             if known is None or _PRECEDENCE[finding[0]] < _PRECEDENCE[known[0]]:
                 chosen[edit.node] = finding
-        for edit_node, (code, message, severity, witness, statement) in chosen.items():
+        for edit_node, (code, (message, detail), severity, witness, statement) in chosen.items():
             fix = _fix(self.file, code, statement)
-            self.report(edit_node, code, message, severity=severity, witness=witness, fix=fix)
+            self.report(
+                edit_node, code, message, severity=severity, witness=witness, fix=fix, detail=detail
+            )
         reported: set[cst.CSTNode] = set()
         for write in facts.data_writes:
             if write.node not in reported:
@@ -172,11 +174,16 @@ class InplaceChecker(Checker):
         value = edit.value
         view = value.view or edit.form.startswith("t[0]")
         expect = OUT_ERROR if edit.out_arg else (VIEW_LEAF_ERROR if view else LEAF_ERROR)
-        message = (
-            f"In-place edit of {value.described or 'leaf tensor'} {written}, a leaf that "
-            "requires grad, while autograd is recording: torch raises "
-            f'"{expect}"; do the update under `with torch.no_grad():` (optimizer step, '
-            "initialisation) or compute a new tensor out of place (`w = w + x`)"
+        message = headline(
+            "In-place edit of {what} {written}, a leaf that requires grad, while autograd is "
+            "recording",
+            what=value.described or "leaf tensor",
+            written=written,
+        )
+        detail = (
+            f'Torch raises "{expect}". Do the update under `with torch.no_grad():` (an '
+            "optimizer step, an initialisation) or compute a new tensor out of place "
+            "(`w = w + x`)."
         )
         target = "v" if view else "t"
         setup = "t = torch.nn.Parameter(torch.randn(4, 4))"
@@ -184,14 +191,18 @@ class InplaceChecker(Checker):
             setup += "\nv = t.view(4, 4)"
         line = _retarget(edit.form, target)
         program = f"import torch\nx = torch.randn(4, 4)\n{setup}\n{line}\n"
-        return "GL101", message, None, Witness(program, expect)
+        return "GL101", (message, detail), None, Witness(program, expect)
 
     def _function_view_finding(self, edit: InplaceEdit, written: str):
         function = edit.value.function_view
-        message = (
-            f"In-place edit of {written}, an input `{function}` returned as-is (or a view "
-            f'of it): torch raises "... {FUNCTION_VIEW_ERROR} (or because an input was '
-            'returned as-is)"; return `x.clone()` from the forward, or edit a copy'
+        message = headline(
+            "In-place edit of {written}, an input {function} returned as-is (or a view of it)",
+            written=written,
+            function=f"`{function}`",
+        )
+        detail = (
+            f'Torch raises "... {FUNCTION_VIEW_ERROR} (or because an input was returned '
+            'as-is)". Return `x.clone()` from the forward, or edit a copy.'
         )
         line = _retarget(edit.form, "a")
         program = (
@@ -201,80 +212,105 @@ class InplaceChecker(Checker):
             "w = torch.randn(4, 4, requires_grad=True)\n"
             f"a = AsIs.apply(w * 1)\n{line}\n"
         )
-        return "GL103", message, None, Witness(program, FUNCTION_VIEW_ERROR)
+        return "GL103", (message, detail), None, Witness(program, FUNCTION_VIEW_ERROR)
 
     def _multi_view_finding(self, edit: InplaceEdit, written: str):
         op = edit.value.multi_view
-        message = (
-            f"In-place edit of {written}, one of the views `{op}()` returned: torch raises "
-            f'"... {MULTI_VIEW_ERROR}. This view is the output of a function that returns '
-            'multiple views"; write the result to a new tensor (`a = a + 1`) or `.clone()` '
-            "the piece first"
+        message = headline(
+            "In-place edit of {written}, one of the views `{op}()` returned", written=written, op=op
+        )
+        detail = (
+            f'Torch raises "... {MULTI_VIEW_ERROR}. This view is the output of a function '
+            'that returns multiple views". Write the result to a new tensor (`a = a + 1`) or '
+            "`.clone()` the piece first."
         )
         line = _retarget(edit.form, "a")
         program = (
             "import torch\nx = torch.randn(4, 4)\nw = torch.randn(4, 4, requires_grad=True)\n"
             f"a, *b = (w * 1).{op}({_MULTI_VIEW_ARGUMENT.get(op, '2')})\n{line}\n"
         )
-        return "GL103", message, None, Witness(program, MULTI_VIEW_ERROR)
+        return "GL103", (message, detail), None, Witness(program, MULTI_VIEW_ERROR)
 
     def _saved_finding(self, edit: InplaceEdit, written: str, saver: Saver):
-        message = (
-            f"In-place edit of {written}, which `{saver.op}` saved for backward: "
-            f'`backward()` will raise "{SAVED_ERROR} inplace operation"; '
-            "write the result to a new tensor instead (`y = y + 1`, `torch.where(...)`, "
-            "`F.relu(y)` without `inplace=True`) or `.clone()` it first"
+        message = headline(
+            "In-place edit of {written}, which {op} saved for backward",
+            written=written,
+            op=f"`{saver.op}`",
         )
-        return "GL103", message, None, Witness(_saved_program(saver, edit.form), SAVED_ERROR)
+        detail = (
+            f'`backward()` will raise "{SAVED_ERROR} inplace operation". Write the result to '
+            "a new tensor instead (`y = y + 1`, `torch.where(...)`, `F.relu(y)` without "
+            "`inplace=True`) or `.clone()` it first."
+        )
+        witness = Witness(_saved_program(saver, edit.form), SAVED_ERROR)
+        return "GL103", (message, detail), None, witness
 
     def _mask_finding(self, edit: InplaceEdit, written: str, saver: Saver | None):
         fix = (
-            "build a new tensor instead: `torch.where(mask, value, x)`, "
-            "`x.masked_fill(mask, value)`, `x.clamp(min=0)` or `F.relu(x)`"
+            "Build a new tensor instead: `torch.where(mask, value, x)`, "
+            "`x.masked_fill(mask, value)`, `x.clamp(min=0)` or `F.relu(x)`."
         )
         if saver is not None:
-            message = (
-                f"Masked assignment into {written}, which `{saver.op}` saved for backward: "
-                f'`backward()` will raise "{SAVED_ERROR} inplace operation"; {fix}'
+            message = headline(
+                "Masked assignment into {written}, which {op} saved for backward",
+                written=written,
+                op=f"`{saver.op}`",
             )
+            detail = f'`backward()` will raise "{SAVED_ERROR} inplace operation". {fix}'
             witness = Witness(_saved_program(saver, edit.form), SAVED_ERROR)
-            return "GL105", message, Severity.ERROR, witness
-        message = (
-            f"Masked assignment into {_whose(edit)} {written} overwrites the caller's "
-            f"tensor{_read_after(edit)}, and backward raises if that tensor is a leaf "
-            f"requiring grad or was saved by an earlier op; {fix}"
+            return "GL105", (message, detail), Severity.ERROR, witness
+        message = headline(
+            "Masked assignment into {whose} {written} overwrites the caller's tensor",
+            whose=_whose(edit),
+            written=written,
         )
-        return "GL105", message, None, Witness(_input_program(edit.form), INPUT_MUTATED)
+        detail = (
+            f"{_read_after(edit)}Backward raises if that tensor is a leaf requiring grad or "
+            f"was saved by an earlier op. {fix}"
+        )
+        witness = Witness(_input_program(edit.form), INPUT_MUTATED)
+        return "GL105", (message, detail), None, witness
 
     def _input_finding(self, edit: InplaceEdit, written: str):
         value = edit.value
         if edit.body.role == "function_forward" and value.forward_input:
             if value.forward_input in edit.body.dirty:
                 return None
-            message = (
-                f"`autograd.Function.forward` edits its input {written} in place without "
-                f"`ctx.mark_dirty({value.forward_input})`: autograd does not know the input "
-                "changed and its gradient is wrong; call `ctx.mark_dirty(...)` and return it, "
-                "or `.clone()` the input first"
+            message = headline(
+                "`autograd.Function.forward` edits its input {written} in place without {dirty}",
+                written=written,
+                dirty=f"`ctx.mark_dirty({value.forward_input})`",
+            )
+            detail = (
+                "Autograd does not know the input changed and its gradient is wrong. Call "
+                "`ctx.mark_dirty(...)` and return it, or `.clone()` the input first."
             )
             return (
                 "GL104",
-                message,
+                (message, detail),
                 Severity.ERROR,
                 Witness(_input_program(edit.form), INPUT_MUTATED),
             )
-        message = (
-            f"In-place edit of {_whose(edit)} {written} mutates the caller's tensor"
-            f"{_read_after(edit)}, and backward raises if that tensor requires grad or was "
-            "saved by an earlier op; compute a new tensor (`x = x + 1`) or `x = x.clone()` first"
+        message = headline(
+            "In-place edit of {whose} {written} mutates the caller's tensor",
+            whose=_whose(edit),
+            written=written,
         )
-        return "GL104", message, None, Witness(_input_program(edit.form), INPUT_MUTATED)
+        detail = (
+            f"{_read_after(edit)}Backward raises if that tensor requires grad or was saved "
+            "by an earlier op. Compute a new tensor (`x = x + 1`) or `x = x.clone()` first."
+        )
+        witness = Witness(_input_program(edit.form), INPUT_MUTATED)
+        return "GL104", (message, detail), None, witness
 
     def _report_data(self, write: DataWrite) -> None:
-        message = (
-            f"Write through `{write.name}.data` {write.where}: autograd does not see it, so "
-            "the gradient is computed from the changed values and is silently wrong; update "
-            "parameters under `with torch.no_grad():` after `backward()` / `optimizer.step()`"
+        message = headline(
+            "Write through {data} {where}", data=f"`{write.name}.data`", where=write.where
+        )
+        detail = (
+            "Autograd does not see it, so the gradient is computed from the changed values "
+            "and is silently wrong. Update parameters under `with torch.no_grad():` after "
+            "`backward()` / `optimizer.step()`."
         )
         program = (
             "import torch\nw = torch.nn.Parameter(torch.ones(3))\nloss = (w * w).sum()\n"
@@ -282,7 +318,8 @@ class InplaceChecker(Checker):
             "if not torch.equal(w.grad, 2 * torch.ones(3)):\n"
             f"    raise AssertionError({DATA_MUTATED!r})\n"
         )
-        self.report(write.node, "GL102", message, witness=Witness(program, DATA_MUTATED))
+        witness = Witness(program, DATA_MUTATED)
+        self.report(write.node, "GL102", message, witness=witness, detail=detail)
 
 
 # Forward arguments that hold labels, targets, lengths or token ids: integer or constant
@@ -329,7 +366,7 @@ def _read_after(edit: InplaceEdit) -> str:
     if not edit.caller_reads:
         return ""
     names = ", ".join(f"`{n}`" for n in edit.caller_reads)
-    return f" (the caller reads it again as {names} after the call and sees the edit)"
+    return f"The caller reads it again as {names} after the call and sees the edit. "
 
 
 def _retarget(form: str, name: str) -> str:

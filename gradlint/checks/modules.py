@@ -23,7 +23,7 @@ from gradlint.analysis.dataflow.values import (
 )
 from gradlint.analysis.torch_ops import MODULE_CONTAINERS
 from gradlint.checks import Checker
-from gradlint.diagnostic import Fix, Witness
+from gradlint.diagnostic import Fix, Witness, headline
 
 # A class that enumerates its own state is not judged.
 _SELF_ENUMERATING = frozenset({"parameters", "named_parameters", "children", "named_children"})
@@ -73,23 +73,32 @@ class ModuleStateChecker(Checker):
         self.report(
             node,
             "GL501",
-            f"`{written}` is a tensor with requires_grad=True, not an nn.Parameter: "
-            f"`{info.name}.parameters()` never yields it, so the optimizer never updates it "
-            "(nor does `.to(device)` / `state_dict()` see it); wrap it: "
-            f"`{written} = nn.Parameter(...)`",
+            headline(
+                "{written} is a tensor with requires_grad=True, not an nn.Parameter",
+                written=f"`{written}`",
+            ),
             witness=_unregistered_witness(written.rpartition(".")[2]),
+            detail=(
+                f"`{info.name}.parameters()` never yields it, so the optimizer never updates "
+                "it (nor does `.to(device)` / `state_dict()` see it). Wrap it: "
+                f"`{written} = nn.Parameter(...)`."
+            ),
         )
 
     def _report_container(self, info: ClassInfo, event: ModuleAttributeSet) -> None:
         self.report(
             event.node,
             "GL502",
-            f"`{event.written}.{event.attr}` keeps sub-modules / parameters in a plain "
-            "Python container: "
-            f"`{info.name}.parameters()` does not see them, so the optimizer never trains "
-            "them and `.to(device)` / `state_dict()` skip them; use `nn.ModuleList` / "
-            "`nn.ModuleDict` (or `nn.ParameterList` / `nn.ParameterDict` for parameters)",
+            headline(
+                "{attribute} keeps sub-modules / parameters in a plain Python container",
+                attribute=f"`{event.written}.{event.attr}`",
+            ),
             witness=CONTAINER_WITNESS,
+            detail=(
+                f"`{info.name}.parameters()` does not see them, so the optimizer never trains "
+                "them and `.to(device)` / `state_dict()` skip them. Use `nn.ModuleList` / "
+                "`nn.ModuleDict` (or `nn.ParameterList` / `nn.ParameterDict` for parameters)."
+            ),
             fix=self._container_fix(event),
         )
 

@@ -8,7 +8,7 @@ import libcst as cst
 
 from gradlint.analysis.dataflow.values import Grad, Mapping, Seq, Tensor
 from gradlint.checks import Checker
-from gradlint.diagnostic import Severity, Witness
+from gradlint.diagnostic import Severity, Witness, headline
 
 NONLEAF_ERROR = "can't optimize a non-leaf Tensor"
 
@@ -40,11 +40,17 @@ class NonLeafOptimizedChecker(Checker):
             self.report(
                 built.node,
                 "GL206",
-                f"`{short}` is given a tensor that is {what}, not a leaf: torch raises "
-                f'ValueError ("{NONLEAF_ERROR}"), and its `.grad` would stay None anyway; '
-                "optimize the leaf itself (apply the scale or slice inside the computation, "
-                "or make the leaf with `(t * c).detach().requires_grad_()`)",
+                headline(
+                    "{optimizer} is given a tensor that is {what}, not a leaf",
+                    optimizer=f"`{short}`",
+                    what=what,
+                ),
                 severity=Severity.ERROR,
+                detail=(
+                    f'Torch raises ValueError ("{NONLEAF_ERROR}"), and its `.grad` would stay '
+                    "None anyway. Optimize the leaf itself (apply the scale or slice inside the "
+                    "computation, or make the leaf with `(t * c).detach().requires_grad_()`)."
+                ),
                 witness=WITNESS,
             )
         reads = [r for r in self.file.dataflow.grad_reads if r.value.grad is Grad.ON]
@@ -58,11 +64,17 @@ class NonLeafOptimizedChecker(Checker):
             self.report(
                 read.node,
                 "GL206",
-                f"`{read.written}` is the result of an op (not a leaf), so backward() never "
-                f"fills `{read.written}.grad`: it stays None (torch warns that a non-leaf's "
-                "`.grad` is being accessed); make the weight a leaf "
-                "(`(torch.randn(n) * c).requires_grad_()`, `nn.Parameter(...)`)",
+                headline(
+                    "{written} is the result of an op (not a leaf), so backward() never fills "
+                    "its `.grad`",
+                    written=f"`{read.written}`",
+                ),
                 severity=Severity.ERROR,
+                detail=(
+                    f"`{read.written}.grad` stays None (torch warns that a non-leaf's `.grad` "
+                    "is being accessed). Make the weight a leaf "
+                    "(`(torch.randn(n) * c).requires_grad_()`, `nn.Parameter(...)`)."
+                ),
                 witness=GRAD_WITNESS,
             )
 

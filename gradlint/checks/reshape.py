@@ -10,7 +10,7 @@ from gradlint.analysis.shapes import Shape, model
 from gradlint.analysis.shapes.model import show
 from gradlint.analysis.shapes.witness import Concretizer
 from gradlint.checks import Checker
-from gradlint.diagnostic import Fix, Witness
+from gradlint.diagnostic import Fix, Witness, headline
 
 _VIEW_MESSAGE = "view size is not compatible with input tensor's size and stride"
 _MATMUL_MESSAGE = "mat1 and mat2 shapes cannot be multiplied"
@@ -62,20 +62,23 @@ class ShapeConflictChecker(Checker):
             program = (
                 f"import torch\nx = torch.randn{dims}.transpose({first}, {second})\nx.view{sizes}\n"
             )
-            what = f"dims {first} and {second}, which a transpose swapped (at any rank)"
+            what = f"dims {first} and {second}, which a transpose swapped"
         else:
             tensor = values.tensor(shape)
             program = f"import torch\nx = {tensor}\nx.view{_concrete_view(values, shape, new)}\n"
             names = ", ".join(str(d) for d in merged)
-            what = f"dims {names} of a tensor of shape {shape}"
+            what = f"dims {names} of a tensor of shape {shape}, whose memory order was changed"
         self.report(
             conflict.node,
             "GL401",
-            f"`{self._written(conflict.node)}` merges {what} whose memory order was changed "
-            "(transpose / permute / `.t()`, or a piece cut by split / chunk / a slice), so "
-            f"they are not adjacent in memory: torch raises '{_VIEW_MESSAGE}'; use "
-            "`.reshape(...)` (copies only when needed) or `.contiguous().view(...)`",
+            headline("{call} merges {what}", call=f"`{self._written(conflict.node)}`", what=what),
             fix=self._reshape_fix(conflict.node),
+            detail=(
+                "A transpose / permute / `.t()` (or a piece cut by split / chunk / a slice) "
+                "changed their memory order, so they are not adjacent in memory: torch raises "
+                f"'{_VIEW_MESSAGE}'. Use `.reshape(...)` (copies only when needed) or "
+                "`.contiguous().view(...)`."
+            ),
             witness=Witness(program, _VIEW_MESSAGE),
         )
 
@@ -118,10 +121,16 @@ class ShapeConflictChecker(Checker):
         self.report(
             conflict.node,
             "GL402",
-            f"`.{conflict.op}({written})` of a tensor of shape {shape}: {problem}; torch "
-            f"raises '{expect} ...'; make the sizes multiply to the element count "
-            "(derive them from `x.shape`)",
+            headline(
+                "{call} of a tensor of shape {shape} does not fit its element count",
+                call=f"`.{conflict.op}({written})`",
+                shape=str(shape),
+            ),
             witness=Witness(program, expect),
+            detail=(
+                f"{problem[0].upper()}{problem[1:]}: torch raises '{expect} ...'. Make the "
+                "sizes multiply to the element count (derive them from `x.shape`)."
+            ),
         )
 
     # -- GL403 -------------------------------------------------------------------------
@@ -146,11 +155,18 @@ class ShapeConflictChecker(Checker):
         self.report(
             conflict.node,
             "GL403",
-            f"`{self._written(conflict.node)}` turns shape {shape} into {target}: the same "
-            "sizes in another order, so the elements keep their memory order and every "
-            "slice mixes what the dims held (no error is raised); move dims with "
-            "`.permute(...)` / `.transpose(...)`",
+            headline(
+                "{call} turns shape {shape} into {target} without moving the dims",
+                call=f"`{self._written(conflict.node)}`",
+                shape=str(shape),
+                target=target,
+            ),
             witness=Witness(program, "dims were not moved"),
+            detail=(
+                "The same sizes in another order: the elements keep their memory order and "
+                "every slice mixes what the dims held (no error is raised). Move dims with "
+                "`.permute(...)` / `.transpose(...)`."
+            ),
         )
 
     def _moved(self, conflict: Conflict) -> None:
@@ -172,12 +188,19 @@ class ShapeConflictChecker(Checker):
         self.report(
             conflict.node,
             "GL403",
-            f"`{self._written(conflict.node)}` turns shape {shape} into {target}, which "
-            "takes the dims in another order while merging or splitting them (no error is "
-            "raised): the elements keep their memory order, so each new dim mixes pieces of "
-            f"other positions; move the dims first (`.permute{_tuple_text(perm)}` or "
-            "`.transpose(...)`), then reshape",
+            headline(
+                "{call} turns shape {shape} into {target}, reordering dims it merges or splits",
+                call=f"`{self._written(conflict.node)}`",
+                shape=str(shape),
+                target=target,
+            ),
             witness=Witness(program, "dims were not moved"),
+            detail=(
+                "It takes the dims in another order while merging or splitting them (no error "
+                "is raised): the elements keep their memory order, so each new dim mixes "
+                f"pieces of other positions. Move the dims first (`.permute{_tuple_text(perm)}` "
+                "or `.transpose(...)`), then reshape."
+            ),
         )
 
     def _batch_literal(self, conflict: Conflict) -> None:
@@ -194,12 +217,18 @@ class ShapeConflictChecker(Checker):
         self.report(
             call,
             "GL403",
-            f"`.{conflict.op}(...)` hard-codes the batch size {written} as the leading dim "
-            "of a tensor whose first dim is the batch (a forward() input, or rows cut into "
-            "batches): any other batch size (the smaller last batch, evaluation with "
-            "batch 1) raises or silently folds "
-            "samples into each other; use `x.size(0)` (e.g. `x.view(x.size(0), -1)`)",
+            headline(
+                "{call} hard-codes the batch size {written} as the leading dim",
+                call=f"`.{conflict.op}(...)`",
+                written=written,
+            ),
             witness=Witness(program, "shape '[") if None not in sizes else None,
+            detail=(
+                "The tensor's first dim is the batch (a forward() input, or rows cut into "
+                "batches): any other batch size (the smaller last batch, evaluation with "
+                "batch 1) raises or silently folds samples into each other. Use `x.size(0)` "
+                "(e.g. `x.view(x.size(0), -1)`)."
+            ),
         )
 
     def _reshape_feeds_layer(self, conflict: Conflict) -> None:
@@ -218,11 +247,19 @@ class ShapeConflictChecker(Checker):
         self.report(
             conflict.node,
             "GL403",
-            f"this reshape makes rows of {show(features)} features (shape {shape}) but the "
-            f"next layer expects {show(in_features)}: the `-1` folds features into the "
-            "batch dim and mixes samples; keep the batch dim (`x.reshape(x.size(0), -1)` "
-            f"or `x.flatten(1)`) or give the layer {show(features)} input features",
+            headline(
+                "This reshape makes rows of {features} features (shape {shape}) but the next "
+                "layer expects {wanted}",
+                features=str(show(features)),
+                shape=str(shape),
+                wanted=str(show(in_features)),
+            ),
             witness=Witness(program, _MATMUL_MESSAGE) if None not in sizes else None,
+            detail=(
+                "The `-1` folds features into the batch dim and mixes samples. Keep the batch "
+                "dim (`x.reshape(x.size(0), -1)` or `x.flatten(1)`) or give the layer "
+                f"{show(features)} input features."
+            ),
         )
 
     # -- GL404 -------------------------------------------------------------------------
@@ -236,11 +273,18 @@ class ShapeConflictChecker(Checker):
         self.report(
             conflict.node,
             "GL404",
-            f"`{conflict.op}` of shapes {a} and {b}: the contracted dims differ "
-            f"({show(inner_a)} vs {show(inner_b)}), so torch raises a shape error; "
-            "transpose or reshape one operand so the last dim of the first matches the "
-            "second-to-last of the second",
+            headline(
+                "{op} of shapes {a} and {b} contracts dims of different sizes",
+                op=f"`{conflict.op}`",
+                a=str(a),
+                b=str(b),
+            ),
             witness=Witness(program, _matmul_message(a.rank, b.rank)),
+            detail=(
+                f"The contracted dims differ ({show(inner_a)} vs {show(inner_b)}), so torch "
+                "raises a shape error. Transpose or reshape one operand so the last dim of "
+                "the first matches the second-to-last of the second."
+            ),
         )
 
     def _linear(self, conflict: Conflict) -> None:
@@ -257,10 +301,18 @@ class ShapeConflictChecker(Checker):
         self.report(
             conflict.node,
             "GL404",
-            f"the input has shape {x} ({show(x.dims[-1])} features) but the linear layer "
-            f"expects {show(in_features)} input features: torch raises '{_MATMUL_MESSAGE}'; "
-            "flatten / reshape the input to (batch, in_features) or fix the layer's size",
+            headline(
+                "The input has shape {shape} ({features} features) but the linear layer "
+                "expects {wanted} input features",
+                shape=str(x),
+                features=str(show(x.dims[-1])),
+                wanted=str(show(in_features)),
+            ),
             witness=Witness(program, _MATMUL_MESSAGE),
+            detail=(
+                f"Torch raises '{_MATMUL_MESSAGE}'. Flatten / reshape the input to "
+                "(batch, in_features) or fix the layer's size."
+            ),
         )
 
     def _broadcast(self, conflict: Conflict) -> None:
@@ -271,10 +323,17 @@ class ShapeConflictChecker(Checker):
         self.report(
             conflict.node,
             "GL404",
-            f"elementwise `{conflict.op}` of shapes {a} and {b}: aligned from the right, "
-            f"sizes {size_a} and {size_b} differ and neither is 1, so they cannot "
-            "broadcast; reshape or unsqueeze one operand so the dims line up",
+            headline(
+                "Elementwise {op} of shapes {a} and {b} cannot broadcast",
+                op=f"`{conflict.op}`",
+                a=str(a),
+                b=str(b),
+            ),
             witness=Witness(program, "The size of tensor a"),
+            detail=(
+                f"Aligned from the right, sizes {size_a} and {size_b} differ and neither is 1. "
+                "Reshape or unsqueeze one operand so the dims line up."
+            ),
         )
 
 

@@ -21,7 +21,7 @@ from gradlint.analysis.dataflow.values import Optimizer, Value
 from gradlint.analysis.names import dotted
 from gradlint.analysis.walk import iter_nodes
 from gradlint.checks import Checker
-from gradlint.diagnostic import Edit, Fix, Witness
+from gradlint.diagnostic import Edit, Fix, Witness, headline
 
 # Receivers of unknown value whose name says they are an optimizer (`optimizer_G`, `opt`).
 _OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(_|$|[a-z]$|\d)|optimi[sz]er")
@@ -220,12 +220,17 @@ class _Run:
         self.checker.report(
             at,
             "GL503",
-            "`backward()` adds into `.grad` on every iteration of this loop and "
-            f"nothing in the loop clears the gradients `{step.optimizer}` uses, so each "
-            f"`{step.optimizer}.step()` applies the sum of all previous gradients; call "
-            f"{clear} at the start of each iteration (for "
-            "deliberate accumulation, step and zero_grad under the same condition)",
+            headline(
+                "Nothing in this loop clears the gradients {optimizer} uses before `backward()`",
+                optimizer=f"`{step.optimizer}`",
+            ),
             witness=_ZERO_GRAD_WITNESS,
+            detail=(
+                "`backward()` adds into `.grad` on every iteration, so each "
+                f"`{step.optimizer}.step()` applies the sum of all previous gradients. Call "
+                f"{clear} at the start of each iteration (for deliberate accumulation, step "
+                "and zero_grad under the same condition)."
+            ),
             fix=self._zero_grad_fix(loop, step.optimizer) if own else None,
         )
 
@@ -329,14 +334,22 @@ class _Run:
         self.checker.report(
             step.node,
             "GL504",
-            f"`{step.optimizer}.step()` updates the parameters of `{module}` in place "
-            f"after a forward through `{module}` recorded its graph, and the backward on "
-            f"line {line} goes through that stale graph: torch raises 'one of the variables "
-            "needed for gradient computation has been modified by an inplace operation' when "
-            "the graph saved those parameters, and otherwise this step never sees that "
-            "backward's gradients; call `backward()` before `step()`, or recompute the "
-            "forward after the step",
+            headline(
+                "{step} updates {module} in place between its forward and the backward on "
+                "line {line}",
+                step=f"`{step.optimizer}.step()`",
+                module=f"`{module}`",
+                line=str(line),
+            ),
             witness=_STALE_WITNESS,
+            detail=(
+                f"That backward goes through the graph the forward through `{module}` "
+                "recorded, now stale: torch raises 'one of the variables needed for gradient "
+                "computation has been modified by an inplace operation' when the graph saved "
+                "those parameters, and otherwise this step never sees that backward's "
+                "gradients. Call `backward()` before `step()`, or recompute the forward after "
+                "the step."
+            ),
         )
 
     def wiped_before_step(self, loop: cst.CSTNode, flagged: set[cst.CSTNode]) -> None:
@@ -383,11 +396,17 @@ class _Run:
         self.checker.report(
             step.node,
             "GL504",
-            f"`{name}.step()` runs before the backward on line {line} in every iteration, "
-            f"and `zero_grad()` clears that backward's gradients before the next "
-            f"`{name}.step()`: the optimizer never applies a gradient and the parameters "
-            f"never change; call `loss.backward()` before `{name}.step()`",
+            headline(
+                "{step} runs before the backward on line {line} in every iteration",
+                step=f"`{name}.step()`",
+                line=str(line),
+            ),
             witness=_WIPED_WITNESS,
+            detail=(
+                f"`zero_grad()` clears that backward's gradients before the next "
+                f"`{name}.step()`, so the optimizer never applies a gradient and the "
+                f"parameters never change. Call `loss.backward()` before `{name}.step()`."
+            ),
         )
 
     def zeroed_before_step(self, flagged: set[cst.CSTNode]) -> None:
@@ -440,11 +459,17 @@ class _Run:
         self.checker.report(
             zero.node,
             "GL504",
-            f"`{file.code_for(zero.node)}` clears the gradients the backward on "
-            f"line {line} computed, right before `{step.optimizer}.step()`: the step finds no "
-            "gradient to apply and nothing trains; call `zero_grad()` after `step()` (or at the "
-            "start of the next iteration)",
+            headline(
+                "{zero} clears the gradients of the backward on line {line} right before {step}",
+                zero=f"`{file.code_for(zero.node)}`",
+                line=str(line),
+                step=f"`{step.optimizer}.step()`",
+            ),
             witness=_ZEROED_WITNESS,
+            detail=(
+                "The step finds no gradient to apply and nothing trains. Call `zero_grad()` "
+                "after `step()` (or at the start of the next iteration)."
+            ),
         )
 
 
