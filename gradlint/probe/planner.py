@@ -45,7 +45,10 @@ _UNLOADED_OPERATOR = re.compile(r"\boperator [\w.]+::[\w.]+ does not exist")
 TENSOR_FACTORIES = frozenset(
     {"randn", "rand", "zeros", "ones", "empty", "full", "randint", "tensor", "arange", "eye"}
 )
-_MESSAGE_LIMIT = 300
+# Characters of a message a verdict quotes (torch's, a reason): a longer one is cut after
+# its last sentence or clause that fits, so the verdict stays one short, whole statement.
+_MESSAGE_LIMIT = 100
+_CLAUSE_END = re.compile(r"[.:;](?= )| (?=\()")  # a full stop, colon, semicolon; " ("
 _MEMORY_MARKERS = ("can't allocate memory", "out of memory", "Cannot allocate memory")
 # Rule families predicting that gradients stop flowing: parameters without `.grad` after
 # the code probe's backward confirm them.
@@ -76,12 +79,22 @@ def describe_exception(error: BaseException) -> dict:
 
 
 def verdict(kind: str, message: str) -> dict:
-    return {"verdict": kind, "message": _first_line(message)}
+    """A verdict quoting `message` (torch's, with a note on guessed inputs, or a reason)."""
+    return {"verdict": kind, "message": _first_line(message, _MESSAGE_LIMIT + len(GUESSED_NOTE))}
 
 
-def _first_line(message: str) -> str:
+def _first_line(message: str, limit: int = _MESSAGE_LIMIT) -> str:
+    """The message's first line, within `limit` characters: cut after its last sentence
+    or clause that fits (`one of the variables ... by an inplace operation`), else at a
+    word (`…`)."""
     line = message.strip().splitlines()[0] if message.strip() else ""
-    return line if len(line) <= _MESSAGE_LIMIT else line[: _MESSAGE_LIMIT - 3] + "..."
+    if len(line) <= limit:
+        return line
+    ends = [m.start() for m in _CLAUSE_END.finditer(line, 0, limit + 1)]
+    if ends and ends[-1] >= limit // 3:
+        return line[: ends[-1]]
+    space = line.rfind(" ", 0, limit)
+    return line[: space if space > 0 else limit - 1].rstrip(" ,") + "…"
 
 
 # --- witness probes -----------------------------------------------------------------------
@@ -957,7 +970,7 @@ def exec_verdicts(
         proofs = [f for f in failures if _explains(d, f, spans)]
         if proofs:
             explained.update((f.lines[-1], f.message) for f in proofs)
-            message = _first_line(proofs[0].message)[: _MESSAGE_LIMIT - len(GUESSED_NOTE)]
+            message = _first_line(proofs[0].message)
             verdicts[i] = verdict(CONFIRMED, message + GUESSED_NOTE * proofs[0].guessed)
             continue
         mutated = _mutated_input(d, outcome, classes)
