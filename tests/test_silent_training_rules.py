@@ -136,7 +136,7 @@ class Heads(nn.Module):
 )
 def test_reshape_moving_dims_while_merging(expression):
     (finding,) = lint(_HEADS.format(expression=expression))
-    assert finding.code == "GL403" and "another order while merging" in finding.message
+    assert finding.code == "GL403" and "another order while merging" in finding.detail
 
 
 @pytest.mark.parametrize(

@@ -79,16 +79,17 @@ class AccumulationChecker(Checker):
             zero.node,
             "GL506",
             headline(
-                "{zero} wipes the gradients of each iteration before {step} (line {line}) runs",
+                "{zero} clears every iteration's gradients, but {step} (line {line}) runs {how}",
                 zero=f"`{self.file.code_for(zero.node)}`",
                 step=f"`{name}.step()`",
                 line=str(line),
+                how=how,
             ),
             witness=_WITNESS,
             detail=(
                 f"It runs on every iteration of the loop on line {loop_line}, before the "
-                f"iteration's backward, but the step runs {how}: each step applies the "
-                "gradients of the last iteration alone, the others are wiped unused. Clear "
+                "iteration's backward: each step applies the gradients of the last iteration "
+                "alone, the others are wiped unused. Clear "
                 "the gradients right after the step (under the same condition)."
             ),
         )

@@ -117,11 +117,17 @@ class BackwardGradientChecker(Checker):
         self.report(
             call,
             "GL302",
-            f"{name} is a loss computed with reduction='none' ({what}), not a scalar, and "
-            f"no gradient is given: torch raises '{_NOT_SCALAR}' for any batch of more than "
-            f"one element; reduce it first (`{name}.mean().backward()`, or weight it and "
-            "then `.sum()` / `.mean()`), or build the loss with the default reduction",
+            headline(
+                "{name} is a loss computed with reduction='none' ({what}) and no gradient is given",
+                name=f"`{name}`",
+                what=what,
+            ),
             witness=_UNREDUCED_WITNESS,
+            detail=(
+                f"It is not a scalar: torch raises '{_NOT_SCALAR}' for any batch of more than "
+                f"one element. Reduce it first (`{name}.mean().backward()`, or weight it and "
+                "then `.sum()` / `.mean()`), or build the loss with the default reduction."
+            ),
         )
 
 

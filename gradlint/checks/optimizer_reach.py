@@ -13,7 +13,7 @@ from gradlint.analysis.dataflow.optimizers import owned
 from gradlint.analysis.dataflow.values import Obj, Optimizer
 from gradlint.analysis.names import dotted
 from gradlint.checks import Checker
-from gradlint.diagnostic import Witness
+from gradlint.diagnostic import Witness, headline
 
 
 def _held(event: TrainingEvent) -> frozenset[int]:
@@ -84,11 +84,16 @@ class OptimizerReachChecker(Checker):
         self.report(
             step.node,
             "GL507",
-            f"`{name}.step()` updates none of the parameters the backward before it reached: "
-            f"`{name}` was built over other parameters (a network replaced or rebuilt after "
-            "the optimizer took its parameters), so the model in use never trains; build "
-            "the optimizer after the model it trains",
+            headline(
+                "{step} updates none of the parameters the backward before it reached",
+                step=f"`{name}.step()`",
+            ),
             witness=_WITNESS,
+            detail=(
+                f"`{name}` was built over other parameters (a network replaced or rebuilt after "
+                "the optimizer took its parameters), so the model in use never trains. Build "
+                "the optimizer after the model it trains."
+            ),
         )
 
     def _report_replaced(self, built: TrainingEvent, assigned) -> None:
@@ -96,11 +101,17 @@ class OptimizerReachChecker(Checker):
         self.report(
             built.node,
             "GL507",
-            f"this optimizer is built before `{assigned.written}.{assigned.attr}` is replaced "
-            f"by a new layer (line {line}): it still holds the old layer's parameters, and the "
-            "new layer, which the loss goes through, is in no optimizer and never trains; "
-            "build the optimizer after the model's layers are final",
+            headline(
+                "This optimizer is built before {layer} is replaced by a new layer (line {line})",
+                layer=f"`{assigned.written}.{assigned.attr}`",
+                line=str(line),
+            ),
             witness=_WITNESS,
+            detail=(
+                "It still holds the old layer's parameters, and the new layer, which the loss "
+                "goes through, is in no optimizer and never trains. Build the optimizer after "
+                "the model's layers are final."
+            ),
         )
 
 
