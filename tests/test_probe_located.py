@@ -330,21 +330,58 @@ model.explain(torch.randn(1, 1, 12, 12))
 """
 
 
+# A Function whose backward returns one gradient for two inputs.
+FUNCTION = """
+import torch
+import torch.nn as nn
+
+
+class ScaleGrad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.k = k
+        return x * k
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.k
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return ScaleGrad.apply(self.fc(x), 2.0)
+
+
+Net()(torch.randn(2, 4)).sum().backward()
+"""
+
+
 @pytest.fixture(scope="module")
 def backward_errors(tmp_path_factory):
-    """The probe alone (no static finding to explain anything) on CUT and SHAPE."""
+    """The probe alone (no static finding to explain anything) on CUT, SHAPE, FUNCTION."""
     directory = tmp_path_factory.mktemp("backward")
-    sources = {str(directory / "cut.py"): CUT, str(directory / "shape.py"): SHAPE}
+    sources = {
+        str(directory / "cut.py"): CUT,
+        str(directory / "shape.py"): SHAPE,
+        str(directory / "function.py"): FUNCTION,
+    }
     for path, source in sources.items():
         Path(path).write_text(source)
-    return {Path(d.path).name: d for d in run_probes([], sources=sources)}
+    found: dict[str, list[Diagnostic]] = {Path(path).name: [] for path in sources}
+    for d in run_probes([], sources=sources):
+        found[Path(d.path).name].append(d)
+    return found
 
 
 def test_a_backward_of_a_tensor_without_grad_names_the_cut(backward_errors):
     """The method the script calls runs backward on a loss computed under `no_grad` in a
     helper: torch raises at the backward, and the detail names the `with` that cut the
     graph (not the forward's layer that ran without recording)."""
-    finding = backward_errors["cut.py"]
+    [finding] = backward_errors["cut.py"]
     lines = CUT.splitlines()
     assert finding.code == "GL901"
     assert lines[finding.line - 1].strip() == "loss.backward()"
@@ -353,10 +390,23 @@ def test_a_backward_of_a_tensor_without_grad_names_the_cut(backward_errors):
 
 
 def test_a_gradient_of_the_wrong_shape_names_where_it_was_made(backward_errors):
-    finding = backward_errors["shape.py"]
+    [finding] = backward_errors["shape.py"]
     lines = SHAPE.splitlines()
     assert finding.code == "GL901"
     assert "autograd.grad(out, x, grad_outputs=relevance)" in lines[finding.line - 1]
     made = lines.index("    return torch.ones_like(x)") + 1
     assert f"(line {made} made the gradient handed to backward)" in finding.detail
     assert "grad_output[0] has a shape of torch.Size([1, 1, 12, 12])" in finding.detail
+
+
+def test_a_function_whose_backward_returns_wrong_gradients_is_reported_at_its_return(
+    backward_errors,
+):
+    """torch names the Function: the finding stands at its backward's `return` (once,
+    though its gradcheck and the module's backward both fail), the `apply` in the detail."""
+    [finding] = backward_errors["function.py"]
+    lines = FUNCTION.splitlines()
+    assert lines[finding.line - 1].strip() == "return g * ctx.k"
+    assert "from what `ScaleGrad.backward` returns here" in finding.message
+    applied = next(i for i, line in enumerate(lines, 1) if "ScaleGrad.apply(" in line)
+    assert f"(line {applied} applied the Function)" in finding.detail

@@ -233,9 +233,11 @@ def _merge(d: Diagnostic, code: dict) -> None:
 
 
 def _unique(failures: list[RuntimeFailure]) -> list[RuntimeFailure]:
+    """One failure per line it is reported at and message (a Function's wrong backward
+    fails its gradcheck and the module's backward alike)."""
     seen, kept = set(), []
     for failure in failures:
-        key = (failure.lines[-1], failure.message)
+        key = (failure.lines[-1] if failure.at is None else failure.at, failure.message)
         if key not in seen:
             seen.add(key)
             kept.append(failure)
@@ -281,8 +283,7 @@ def _runtime_error(
     line = failure.at if failure.at is not None else failure.lines[-1]
     first = failure.message.strip().splitlines()[0] if failure.message.strip() else ""
     first = first.split(" Hint: ", 1)[0]  # torch's hint points at its own traceback
-    how = "here" if failure.at is None else "in backward because of this in-place write"
-    headline, rest = split_message(f"torch raised {failure.type} {how}: {first}")
+    headline, rest = split_message(f"torch raised {failure.type} {failure.how}: {first}")
     related = "; ".join(f"{where(n)} {part}" for n, part in failure.related)
     if related:
         rest = f"{rest} ({related})".strip()

@@ -544,6 +544,7 @@ class RuntimeFailure:
     # that moved a saved tensor), and other lines that played a part, with their part
     at: int | None = None
     related: list[tuple[int, str]] = field(default_factory=list)
+    how: str = "here"  # how `at` caused it, for the finding's headline
     # False when torch did not raise it (a `raise` of the project, a missing data file or
     # optional dependency), the inputs were only guessed (from the module's layers, or
     # float tensors shaped like the real ones: the guess's fault?) or gradcheck found the
@@ -573,13 +574,27 @@ def torch_error(error: dict) -> bool:
     return error.get("raised_by") in ("torch", "call") and not environment_failure(error)
 
 
-# `function EnforcePriorBackward returned an incorrect number of gradients`: torch names
+# `Function EnforcePriorBackward returned an incorrect number of gradients`: torch names
 # the autograd.Function whose backward is wrong.
-_FUNCTION_NAMED = re.compile(r"\bfunction (?P<name>\w+)Backward\b")
+_FUNCTION_NAMED = re.compile(r"\b[Ff]unction (?P<name>\w+)Backward\b")
+
+
+def backward_returns(tree: ast.Module) -> dict[str, int]:
+    """Class name -> the line of the `return` of its `backward` method (the `def` line
+    when it has several returns)."""
+    found = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for method in node.body:
+            if isinstance(method, ast.FunctionDef) and method.name == "backward":
+                returns = [n for n in ast.walk(method) if isinstance(n, ast.Return)]
+                found[node.name] = returns[0].lineno if len(returns) == 1 else method.lineno
+    return found
 
 
 def _failure(
-    run: dict, error: dict, context: str, classes: dict, *, guessed: bool
+    run: dict, error: dict, context: str, classes: dict, returns: dict[str, int], *, guessed: bool
 ) -> RuntimeFailure:
     gradcheck = context.startswith("gradcheck")
     kinds = {error["type"], *error.get("bases", [])}
@@ -588,6 +603,13 @@ def _failure(
     if span is None and named is not None:
         span = classes.get(named["name"])
     at, related = _cause(error)
+    how = "here" if at is None else "in backward because of this in-place write"
+    if at is None and named is not None and named["name"] in returns:
+        # what the Function's backward returned is wrong: its return, where it was applied
+        name = named["name"]
+        at, how = returns[name], f"in backward, from what `{name}.backward` returns here"
+        if error["lines"] and error["lines"][-1] != at and not gradcheck:
+            related.append((error["lines"][-1], "applied the Function"))
     return RuntimeFailure(
         error["type"],
         error["message"],
@@ -598,6 +620,7 @@ def _failure(
         edited_at=error.get("edited_at", []),
         at=at,
         related=related,
+        how=how,
         guessed=guessed,
         reportable="RuntimeError" in kinds
         and not guessed
@@ -635,7 +658,7 @@ def _cause(error: dict) -> tuple[int | None, list[tuple[int, str]]]:
     return at, related
 
 
-def _failures(outcome: dict, classes: dict) -> list[RuntimeFailure]:
+def _failures(outcome: dict, classes: dict, returns: dict[str, int]) -> list[RuntimeFailure]:
     """The torch errors of the runs (the guessed inputs' ones too), in run order."""
     found = []
     for run in outcome.get("runs", []):
@@ -647,7 +670,8 @@ def _failures(outcome: dict, classes: dict) -> list[RuntimeFailure]:
             if error and error["lines"] and torch_error(error):
                 # tensors the file binds but does not pass to the module are guesses too
                 guessed = origin in GUESSED_INPUTS or run.get("built_from") in GUESSED_INPUTS
-                found.append(_failure(run, error, context, classes, guessed=guessed))
+                failure = _failure(run, error, context, classes, returns, guessed=guessed)
+                found.append(failure)
     return found
 
 
@@ -959,7 +983,7 @@ def exec_verdicts(
         for n in ast.walk(tree)
         if isinstance(n, ast.ClassDef)
     }
-    failures = _failures(outcome, classes)
+    failures = _failures(outcome, classes, backward_returns(tree))
     unused = never_used(outcome, path, tree, project, diagnostics, where)
     # A line that ran proves nothing if any run failed (the failure may hide its effect).
     failed = any(run.get("error") for run in outcome.get("runs", []))
