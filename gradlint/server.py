@@ -261,12 +261,14 @@ class Worker:
             stdout=subprocess.PIPE,
         )
         self.ready = False
+        self.starting = threading.Lock()
 
     def wait_ready(self) -> None:
         """Until the worker has loaded the engine (WorkerDied if it ended instead)."""
-        if not self.ready:
-            _receive(self.process.stdout)
-            self.ready = True
+        with self.starting:
+            if not self.ready:
+                _receive(self.process.stdout)
+                self.ready = True
 
     def call(self, function, args: tuple) -> Any:
         try:
@@ -287,10 +289,11 @@ class Worker:
 
 
 class Workers:
-    """A pool of at most WORKERS worker processes, started when needed (one at once)."""
+    """A pool of at most WORKERS worker processes: two from the start (a huge document
+    occupies one, the other is warm for the rest), more when a lint runs long."""
 
     def __init__(self, size: int = WORKERS) -> None:
-        self.idle = [Worker()]
+        self.idle = [Worker(), Worker()]
         self.all = set(self.idle)
         self.slots = asyncio.Semaphore(size)
         self.size = size
@@ -326,6 +329,12 @@ class Workers:
                 spare.cancel()
             self.idle.append(worker)
             return result
+
+    async def warm(self) -> None:
+        """Until the workers started have loaded the engine."""
+        loop = asyncio.get_running_loop()
+        for worker in list(self.idle):
+            await loop.run_in_executor(self.threads, worker.wait_ready)
 
     def close(self) -> None:
         for worker in self.all:
@@ -701,6 +710,11 @@ def _covers(d: Diagnostic, start: tuple[int, int], end: tuple[int, int]) -> bool
 server = GradlintServer()
 
 
+@server.feature(types.INITIALIZE)
+async def initialize(ls: GradlintServer, _: types.InitializeParams) -> None:
+    await ls.workers.warm()  # the engine is loaded before `initialize` is answered
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: GradlintServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.schedule(params.text_document.uri, 0)
@@ -910,19 +924,18 @@ async def _serve(stdin: int) -> int:
     loop = asyncio.get_running_loop()
     server.exit_status = loop.create_future()
     server.workers = Workers()
-    # The engine is loaded before `initialize` is answered.
-    await loop.run_in_executor(server.workers.threads, server.workers.idle[0].wait_ready)
 
     def read() -> None:
         frames = Frames(stdin)
         try:
             while (body := frames.next()) is not None:
                 loop.call_soon_threadsafe(server.receive, body)
-        except FramingError as error:
-            loop.call_soon_threadsafe(server.framing_lost, str(error))
-            return
-        except OSError:
+        except OSError:  # the input is gone: as at its end
             pass
+        except Exception as error:  # FramingError, or a bug: the stream is lost either way
+            reason = str(error) if isinstance(error, FramingError) else internal_error("", error)
+            loop.call_soon_threadsafe(server.framing_lost, reason)
+            return
         loop.call_soon_threadsafe(server.finish, 0 if server.protocol._shutdown else 1)
 
     threading.Thread(target=read, name="gradlint-stdin", daemon=True).start()

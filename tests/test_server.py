@@ -30,11 +30,27 @@ BUG = (
 SUPPRESSED = "z = torch.randn(3, 4).t().view(-1)  # noqa: GL401\n"
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    root = tmp_path_factory.mktemp("server")
+    started = Client(root, {NO_CACHE_ENV: "1"})
+    started.capabilities = started.initialize(root)["capabilities"]
+    yield started
+    started.close()
+
+
 @pytest.fixture
-def client(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[tool.gradlint]\nignore = ["GL503"]\n')
+def client(shared):
+    """The module's server (each fresh one costs seconds); each test's files are in its
+    own tmp_path, under no configuration file unless the test writes one."""
+    return shared
+
+
+@pytest.fixture
+def fresh(tmp_path):
+    """A server of the test's own, for a test that loads or kills it."""
     started = Client(tmp_path, {NO_CACHE_ENV: "1"})
-    started.capabilities = started.initialize(tmp_path)["capabilities"]
+    started.initialize(tmp_path)
     yield started
     started.close()
 
@@ -136,6 +152,7 @@ def test_config_of_the_project_applies_and_save_relints(client, tmp_path):
         "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
         "        opt.step()\n"
     )
+    (tmp_path / "pyproject.toml").write_text('[tool.gradlint]\nignore = ["GL503"]\n')
     uri = client.open(tmp_path / "train loop.py", loop)  # a URI with an escape: %20
     assert client.diagnostics(uri) == []  # GL503 is ignored by the project's pyproject
     (tmp_path / "pyproject.toml").write_text("[tool.gradlint]\n")
@@ -211,8 +228,8 @@ def _exit_status(client, timeout: float = 20) -> int:
 )
 def test_a_framing_error_is_answered_and_the_server_exits(tmp_path, header):
     """Where the next message starts is lost: the editor must restart the server, not
-    talk to one that no longer hears it."""
-    client = _raw_client(tmp_path)
+    talk to one that no longer hears it (answered even before `initialize`)."""
+    client = Client(tmp_path, {NO_CACHE_ENV: "1"})
     try:
         client.send_raw(header + b'{"jsonrpc": "2.0", "id": 99, "method": "shutdown"}')
         assert client.error_reply()["code"] == -32700
@@ -296,34 +313,34 @@ def _big(size: int, tail: str = "") -> str:
     return body + tail
 
 
-def test_a_huge_document_blocks_neither_the_others_nor_its_own_next_version(client, tmp_path):
+def test_a_huge_document_blocks_neither_the_others_nor_its_own_next_version(fresh, tmp_path):
     big = _big(5_000_000)  # 390,000 lines: minutes of linting
-    big_uri = client.open(tmp_path / "big.py", big)
+    big_uri = fresh.open(tmp_path / "big.py", big)
     time.sleep(1.5)  # its lint is under way
     where = {"textDocument": {"uri": big_uri}, "position": {"line": 4, "character": 22}}
-    client.send({"id": 1000, "method": "textDocument/hover", "params": where})  # it waits
-    small = client.open(tmp_path / "small.py", BUG)
-    assert [d["code"] for d in client.diagnostics(small, timeout=60)] == ["GL401"]
+    fresh.send({"id": 1000, "method": "textDocument/hover", "params": where})  # it waits
+    small = fresh.open(tmp_path / "small.py", BUG)
+    assert [d["code"] for d in fresh.diagnostics(small, timeout=60)] == ["GL401"]
     # A newer version of the big document cancels its lint (the worker is killed); the
     # hover waiting for the old lint is answered from the new one.
-    _change(client, big_uri, 2, BUG)
-    assert [d["code"] for d in client.diagnostics(big_uri, version=2, timeout=60)] == ["GL401"]
-    hover = client._wait(lambda m: m.get("id") == 1000, 60)["result"]
+    _change(fresh, big_uri, 2, BUG)
+    assert [d["code"] for d in fresh.diagnostics(big_uri, version=2, timeout=60)] == ["GL401"]
+    hover = fresh._wait(lambda m: m.get("id") == 1000, 60)["result"]
     assert hover["contents"]["value"].startswith("# GL401 ")
-    assert len(client.processes()) <= 1 + server.WORKERS
+    assert len(fresh.processes()) <= 1 + server.WORKERS
 
 
-def test_workers_and_their_forked_parses_die_with_the_server(client, tmp_path):
+def test_workers_and_their_forked_parses_die_with_the_server(fresh, tmp_path):
     """A parse forked for a file CPython rejects is stuck for seconds in libcst; the
     server killed outright takes its workers, and theirs, with it."""
-    client.open(tmp_path / "broken.py", _big(1_000_000, tail="x = (\n"))
+    fresh.open(tmp_path / "broken.py", _big(1_000_000, tail="x = (\n"))
     deadline = time.monotonic() + 60
-    while len(client.processes()) < 3 and time.monotonic() < deadline:  # server, worker, parse
+    while len(fresh.processes()) < 3 and time.monotonic() < deadline:  # server, worker, parse
         time.sleep(0.05)
-    descendants = client.processes()[1:]
+    descendants = fresh.processes()[1:]
     assert len(descendants) >= 2, descendants
-    client.process.kill()
-    client.process.wait()
+    fresh.process.kill()
+    fresh.process.wait()
     deadline = time.monotonic() + 20
     while any(_alive(pid) for pid in descendants) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -372,7 +389,10 @@ def test_fix_all_is_the_few_edits_that_change_the_text(client, tmp_path):
 def test_pull_diagnostics(tmp_path):
     client = Client(tmp_path, {NO_CACHE_ENV: "1"})
     try:
-        capabilities = {"textDocument": {"diagnostic": {"dynamicRegistration": False}}}
+        capabilities = {
+            "textDocument": {"diagnostic": {"dynamicRegistration": False}},
+            "workspace": {"diagnostics": {"refreshSupport": True}},
+        }
         result = client.request(
             "initialize",
             {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": capabilities},
@@ -386,6 +406,9 @@ def test_pull_diagnostics(tmp_path):
         _change(client, uri, 2, BUG + "def broken(:\n")
         report = client.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
         assert [d["code"] for d in report["items"]] == ["GL001"]
+        client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})  # configs reread
+        refresh = client._wait(lambda m: m.get("method") == "workspace/diagnostic/refresh", 30)
+        client.send({"id": refresh["id"], "result": None})
         assert not [
             m for m in client.notifications if m.get("method") == "textDocument/publishDiagnostics"
         ]  # a client that pulls is not pushed to
