@@ -942,3 +942,40 @@ def test_in_place_on_the_grad_arm_or_unguarded_is_flagged(tmp_path):
         """
     )
     assert "overwrote its caller's tensor" in str(_run(tmp_path, run))
+
+
+# a loss module called on what grad mode off made --------------------------------------
+
+ATTACK_UNDER_NO_GRAD = """\
+import torch
+import torch.nn as nn
+
+
+class Attack:
+    def __init__(self, predict, loss_fn):
+        self.predict = predict
+        self.loss_fn = loss_fn
+
+    def perturb(self, x, y):
+        delta = torch.zeros_like(x)
+        delta.requires_grad_()
+        loss = self.loss_fn(self.predict(x + delta), y)
+        loss.backward()
+        return x + delta.grad.sign()
+
+
+net = nn.Linear(4, 2)
+attack = Attack(net, nn.CrossEntropyLoss(reduction="sum"))
+x, y = torch.randn(3, 4), torch.tensor([0, 1, 0])
+{call}
+"""
+
+
+def test_loss_module_on_a_no_grad_output_is_flagged_at_its_backward(tmp_path):
+    """A loss module (no parameters) called on what grad mode off made is made so too:
+    the attack run under the caller's `torch.no_grad()` fails at its backward."""
+    quiet = ATTACK_UNDER_NO_GRAD.format(call="adv = attack.perturb(x, y)")
+    assert _findings(quiet) == []
+    bad = ATTACK_UNDER_NO_GRAD.format(call="with torch.no_grad():\n    adv = attack.perturb(x, y)")
+    assert _findings(bad) == [(14, "GL202")]
+    assert "does not require grad" in str(_run(tmp_path, bad))

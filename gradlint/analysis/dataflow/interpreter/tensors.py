@@ -597,7 +597,9 @@ class TorchSemantics:
             self._mark_saved(first, saver, state)
         if state.grad is False:
             cut = cuts.Cut("GL202", "computing it under `torch.no_grad()`") if learns else None
-            return Tensor(new_storage(), Grad.OFF, is_tensor=True, no_grad_made=learns, cut=cut)
+            # a layer without parameters (a loss) on what grad mode off made: made so too
+            made = learns or any(isinstance(v, Tensor) and v.no_grad_made for v in positional)
+            return Tensor(new_storage(), Grad.OFF, is_tensor=True, no_grad_made=made, cut=cut)
         if learns and state.grad:
             contiguous = kind in _CONTIGUOUS_OUTPUT_LAYERS or (
                 first is not None and first.contiguous
