@@ -155,6 +155,22 @@ def test_probe_flags_reach_run_probes(project, capsys, monkeypatch):
     assert calls[2] == ("witness", 10.0, ["bad.py"])
 
 
+def test_a_projects_probe_timeout_reaches_the_probe_capped(project, capsys, monkeypatch):
+    """`probe-timeout = 1000000` in the linted project's pyproject (with an `__init__`
+    that never returns, that hung `--probe`): the probe gets 60 s; the flag may raise it."""
+    timeouts = []
+
+    def fake_run_probes(diagnostics, *, mode, timeout, sources, **_):
+        timeouts.append(timeout)
+        return diagnostics
+
+    monkeypatch.setattr(gradlint.probe, "run_probes", fake_run_probes)
+    (project / "pyproject.toml").write_text("[tool.gradlint]\nprobe-timeout = 1000000\n")
+    _run(capsys, "--probe", "bad.py", *ONLY)
+    _run(capsys, "--probe", "--probe-timeout", "600", "bad.py", *ONLY)
+    assert timeouts == [60.0, 600.0]
+
+
 @pytest.mark.parametrize("mode", ["true", '"exec"', '"definitions"'])
 def test_a_projects_config_cannot_switch_code_probes_on(project, capsys, monkeypatch, mode):
     """CI linting an untrusted pull request must not run its code because its pyproject
