@@ -28,8 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from gradlint.catalogue import load_catalogue
-from gradlint.diagnostic import Diagnostic
-from gradlint.findings import split_message
+from gradlint.diagnostic import SHORT_MESSAGE, Diagnostic
 from gradlint.notebook import SUFFIX as NOTEBOOK
 from gradlint.notebook import Notebook, NotebookError, read_notebook
 from gradlint.probe.planner import (
@@ -258,12 +257,12 @@ def _never_used(path: str, unused: NeverUsed) -> Diagnostic:
         code="GL903",
         message=f"`{unused.cls}.{unused.attribute}` is never used: its parameters get no gradient",
         detail=(
-            f"the code probe ran {unused.context} forward and backward: `{unused.cls}` never "
+            f"The code probe ran {unused.context} forward and backward: `{unused.cls}` never "
             f"used the {what} `self.{unused.attribute}` ({unused.layer}), so {names} got no "
             "gradient and nothing in the linted files reads it; an optimizer never changes "
             "it, and DistributedDataParallel stops with 'Expected to have finished reduction "
             "in the prior iteration'. Use it in `forward`, delete it, or freeze it "
-            "(`requires_grad_(False)`)"
+            "(`requires_grad_(False)`)."
         ),
         name=doc.name,
         severity=doc.severity,
@@ -283,10 +282,13 @@ def _runtime_error(
     line = failure.at if failure.at is not None else failure.lines[-1]
     first = failure.message.strip().splitlines()[0] if failure.message.strip() else ""
     first = first.split(" Hint: ", 1)[0]  # torch's hint points at its own traceback
-    headline, rest = split_message(f"torch raised {failure.type} {failure.how}: {first}")
+    said = f"Torch raised {failure.type} {failure.how}"
+    headline = f"{said}: {first}" if len(said) + 2 + len(first) <= SHORT_MESSAGE else said
+    parts = [f"Its message: {first}."] if headline == said else []
     related = "; ".join(f"{where(n)} {part}" for n, part in failure.related)
     if related:
-        rest = f"{rest} ({related})".strip()
+        parts.append(f"Related lines: {related}.")
+    parts.append(f"The code probe ran {failure.context}; no finding explains it.")
     return Diagnostic(
         path=path,
         line=line,
@@ -295,7 +297,7 @@ def _runtime_error(
         end_column=1,
         code="GL901",
         message=headline,
-        detail=f"{rest} (the code probe ran {failure.context}; no finding explains it)".strip(),
+        detail=" ".join(parts),
         name=doc.name,
         severity=doc.severity,
         probe={"verdict": CONFIRMED, "message": first},
