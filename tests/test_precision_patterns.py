@@ -871,6 +871,8 @@ class Clamp(nn.Module):
         return scores.softmax(-1)
 """
     assert _findings(source) == [(7, "GL105")]
+    for values in ("text_embeds", "label_logits"):  # a label-like name that says values
+        assert _findings(source.replace("scores", values)) == [(7, "GL105")], values
     run = source + textwrap.dedent(
         """
 

@@ -129,7 +129,7 @@ class InplaceChecker(Checker):
         named for labels, targets, lengths or token ids, or an edit in the arm of
         `if x.requires_grad: <out of place> else: <in place>` (`if not x.requires_grad:`)."""
         name = edit.value.forward_input
-        if name is not None and _LABEL_NAME.search(name):
+        if name is not None and _LABEL_NAME.search(name) and not _VALUE_NAME.search(name):
             return True
         edited = self.file.code_for(edit.target)
         return any(
@@ -323,8 +323,12 @@ class InplaceChecker(Checker):
 
 
 # Forward arguments that hold labels, targets, lengths or token ids: integer or constant
-# tensors that need no grad (`target`, `labels`, `ys_pad_lens`, `ilens`, `input_ids`).
-_LABEL_NAME = re.compile(r"(?:^|_)(?:targets?|labels?|i?lens|lengths?|ids|tokens?|text)(?:$|_)")
+# tensors that need no grad (`target`, `labels`, `ys_pad_lens`, `ilens`, `input_ids`,
+# `text_prev`), unless another part of the name says values (`text_embeds`, `label_logits`).
+_LABEL_NAME = re.compile(r"(?:^|_)(?:targets?|labels?|[io]?lens|lengths?|ids|tokens?|text)(?:$|_)")
+_VALUE_NAME = re.compile(
+    r"(?:^|_)(?:embeds?|embeddings?|emb|features?|feats|hidden|states?|logits|scores|probs)(?:$|_)"
+)
 
 _CONTAINER_CALLS = frozenset({"dict", "list", "OrderedDict", "defaultdict"})
 
