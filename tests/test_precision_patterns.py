@@ -981,3 +981,46 @@ def test_loss_module_on_a_no_grad_output_is_flagged_at_its_backward(tmp_path):
     bad = ATTACK_UNDER_NO_GRAD.format(call="with torch.no_grad():\n    adv = attack.perturb(x, y)")
     assert _findings(bad) == [(14, "GL202")]
     assert "does not require grad" in str(_run(tmp_path, bad))
+
+
+# 3. a sub-module assigned in each arm of an if / else -------------------------------------
+
+SGFORMER = """\
+import torch
+import torch.nn as nn
+
+
+class SGFormer(nn.Module):
+    def __init__(self, hidden, out, aggregate="add"):
+        super().__init__()
+        self.graph_conv = nn.Linear(hidden, hidden)
+        if aggregate == "add":
+            {fc} = nn.Linear(hidden, out)
+        elif aggregate == "cat":
+            {fc} = nn.Linear(2 * hidden, out)
+        else:
+            raise ValueError(aggregate)
+        self.params = list(self.graph_conv.parameters())
+        self.params.extend(list({fc}.parameters()))
+
+    def forward(self, x):
+        return x
+"""
+
+
+def test_parameters_of_a_submodule_assigned_in_each_arm_are_quiet():
+    assert _findings(SGFORMER.format(fc="self.fc")) == []
+
+
+def test_parameters_of_a_module_kept_nowhere_else_are_flagged(tmp_path):
+    source = SGFORMER.format(fc="fc")
+    assert _findings(source) == [(15, "GL502")]
+    run = source + textwrap.dedent(
+        """
+
+        model = SGFormer(4, 2)
+        if len(list(model.parameters())) != len(model.params):
+            raise AssertionError("the plain list's parameters are missing from parameters()")
+        """
+    )
+    assert "missing from parameters()" in str(_run(tmp_path, run))

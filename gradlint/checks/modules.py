@@ -21,7 +21,9 @@ from gradlint.analysis.dataflow.values import (
     Tensor,
     becomes_plain_leaf,
 )
+from gradlint.analysis.names import dotted
 from gradlint.analysis.torch_ops import MODULE_CONTAINERS
+from gradlint.analysis.walk import iter_nodes
 from gradlint.checks import Checker
 from gradlint.diagnostic import Fix, Witness, headline
 
@@ -52,6 +54,7 @@ class ModuleStateChecker(Checker):
             if not mine:
                 continue
             registered = _registered(events[0].module)
+            submodules = _module_attributes(mine)
             for attr in dict.fromkeys(event.attr for event in mine):
                 if (info, attr) in wrapped:
                     continue
@@ -60,7 +63,7 @@ class ModuleStateChecker(Checker):
                 if site is not None and site not in reported:
                     reported.add(site)
                     self._report_unregistered(info, f"{history[-1].written}.{attr}", site)
-                if (info, attr) in handed:
+                if (info, attr) in handed or _of_submodules(history, submodules):
                     continue
                 container = _container_site(history, registered)
                 if container is not None and container.node not in reported:
@@ -207,6 +210,45 @@ def _handed_on(facts: FileFacts, instances) -> set[tuple[ClassInfo, str]]:
             if any(_identity(value) in passed for value in _held(event.value)):
                 found.add((event.module.info, event.attr))
     return found
+
+
+def _module_attributes(events: list[ModuleAttributeSet]) -> frozenset[str]:
+    """The attributes the constructor sets to a module on some path (`self.fc = nn.Linear`
+    in each arm of an if / elif): assigning a module to an attribute registers it."""
+    return frozenset(
+        event.attr
+        for event in events
+        if not event.grown and isinstance(event.value, Obj) and event.value.is_module
+    )
+
+
+_ENUMERATIONS = frozenset({"parameters", "named_parameters", "modules", "children"})
+
+
+def _of_submodules(history: list[ModuleAttributeSet], submodules: frozenset[str]) -> bool:
+    """Every value put into the container comes from enumerating sub-modules the class
+    registers (`list(self.fc.parameters())`, also when `self.fc` is assigned in each arm
+    of an if / else and the dataflow keeps no single module for it)."""
+    sources = [event.node if event.source is None else event.source for event in history]
+    calls = [
+        node
+        for source in sources
+        for node in iter_nodes(source)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+    ]
+    enumerated = [call for call in calls if call.func.attr.value in _ENUMERATIONS]
+    if not enumerated:
+        return False
+    for call in enumerated:
+        owner = call.func.value
+        if not (
+            isinstance(owner, cst.Attribute)
+            and dotted(owner.value) == "self"
+            and owner.attr.value in submodules
+        ):
+            return False
+    others = [call for call in calls if call not in enumerated and call.func.attr.value != "extend"]
+    return not others
 
 
 def _registered(obj: Obj) -> set[tuple[str, int]]:
