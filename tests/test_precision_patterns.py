@@ -1024,3 +1024,40 @@ def test_parameters_of_a_module_kept_nowhere_else_are_flagged(tmp_path):
         """
     )
     assert "missing from parameters()" in str(_run(tmp_path, run))
+
+
+# 4. a Python list of tensors iterated: its items are no unbind() views ---------------------
+
+FUSION = """\
+import torch
+import torch.nn as nn
+
+
+class Fusion(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.text_pooling_proj = nn.Linear(dim, dim)
+
+    def forward(self, src{annotation}, prompt):
+        assert all(x.dim() == 4 for x in src), "expected (bs, c, h, w) maps"
+        pooled_text = self.text_pooling_proj(prompt.mean(0))[..., None, None]
+        src = [x.add_(pooled_text) for x in {iterated}]
+        return src
+"""
+
+
+def test_in_place_edit_of_the_items_of_a_list_argument_is_quiet():
+    assert _findings(FUSION.format(annotation="", iterated="src")) == []
+
+
+def test_in_place_edit_of_the_rows_of_a_tensor_is_flagged(tmp_path):
+    source = FUSION.format(annotation=": torch.Tensor", iterated="src")
+    assert _findings(source) == [(13, "GL103")]
+    run = source + textwrap.dedent(
+        """
+
+        maps = torch.randn(2, 1, 4, 3, 3, requires_grad=True)
+        Fusion(4)(maps * 1, torch.randn(5, 4))
+        """
+    )
+    assert "is a view and is being modified inplace" in str(_run(tmp_path, run))

@@ -176,8 +176,10 @@ def _element(value, freezes: bool):
         return value.attrs["*"]
     if isinstance(value, Modules):
         return value
-    if isinstance(value, Tensor):  # iterating a tensor unbinds it
+    if isinstance(value, Tensor) and value.is_tensor:  # iterating a tensor unbinds it
         return replace(value.as_view(), multi_view="unbind", shape=row_shape(value.shape))
+    if isinstance(value, Tensor):
+        return None  # an argument not proven a tensor: a list of tensors iterates alike
     return None
 
 
