@@ -44,7 +44,7 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, BinaryIO
 from urllib.parse import unquote
@@ -62,6 +62,7 @@ from gradlint.config import Config, ConfigError, Resolver
 from gradlint.diagnostic import Diagnostic, Edit, Severity
 from gradlint.fixes import LINE_BREAK
 from gradlint.guard import internal_error
+from gradlint.notebook import file_lines, file_span
 from gradlint.runner import lint_file
 from gradlint.suppression import NOQA, statement_spans
 
@@ -565,16 +566,18 @@ class GradlintServer(LanguageServer):
 
     async def document_findings(self, uri: str) -> tuple[str, list[Diagnostic]]:
         """A document's text and its findings on its own lines (a notebook cell's: those
-        of its notebook in the cell)."""
+        of its notebook in the cell, as findings of the cell's text)."""
         notebook = self.workspace.get_notebook_document(cell_uri=uri)
         if notebook is None:
-            return await self.findings(uri, lambda: self.workspace.get_text_document(uri).source)
+            document = self.workspace.get_text_document(uri)
+            text, found = await self.findings(uri, lambda: document.source)
+            return text, on_file_lines(text, found)
         _, found = await self.findings(notebook.uri, lambda: self.notebook_json(notebook))
         number = next(
             i for i, c in enumerate(notebook.cells, 1) if unquote(c.document) == unquote(uri)
         )
         text = self.workspace.get_text_document(uri).source
-        return text, [d for d in found if d.cell == number]
+        return text, [replace(d, cell=None) for d in found if d.cell == number]
 
     def open_document(self, uri: str) -> TextDocument | None:
         """The document the client opened at `uri` (None when it is not open)."""
@@ -612,7 +615,7 @@ class GradlintServer(LanguageServer):
             elif (document := self.open_document(uri)) is not None:
                 text, found = await self.findings(uri, lambda: document.source)
                 if self.open_document(uri) is document and document.source == text:
-                    self.push(uri, document.version, text, found)
+                    self.push(uri, document.version, text, on_file_lines(text, found))
         except (WorkerDied, RuntimeError) as error:
             self.window_log_message(
                 types.LogMessageParams(types.MessageType.Error, f"gradlint: {uri}: {error}")
@@ -692,6 +695,34 @@ class GradlintServer(LanguageServer):
 def _rule_page(code: str) -> str:
     """The URI of the rule's page in rules/ (its copy in an installed wheel)."""
     return (catalogue_dir() / f"{code}.md").resolve().as_uri()
+
+
+def on_file_lines(text: str, found: list[Diagnostic]) -> list[Diagnostic]:
+    """Findings in the cells of an .ipynb file opened as text (its JSON) put on the
+    file's lines that hold the cell's code, whole lines (columns count within the JSON
+    string), the message naming the cell, line and column; other findings unchanged."""
+    if not any(d.cell is not None for d in found):
+        return found
+    cells, lines = file_lines(text), _lines(text)
+    placed = []
+    for d in found:
+        if d.cell is None:
+            placed.append(d)
+            continue
+        first, last = file_span(cells, d.cell, d.line, d.end_line) or (1, 1)
+        code = lines[first - 1]
+        message = f"{d.message} (cell {d.cell}:{d.line}:{d.column})"
+        placed.append(
+            replace(
+                d,
+                message=message,
+                line=first,
+                column=len(code) - len(code.lstrip()) + 1,
+                end_line=last,
+                end_column=len(lines[last - 1]) + 1,
+            )
+        )
+    return placed
 
 
 def _path(uri: str) -> str:
@@ -847,7 +878,9 @@ async def code_action(ls: GradlintServer, params: types.CodeActionParams) -> lis
     if not only or any(types.CodeActionKind.QuickFix.value.startswith(k) for k in only):
         start = ls.from_client(lines, params.range.start)
         end = ls.from_client(lines, params.range.end)
-        chosen = [d for d in findings if _covers(d, start, end) and d.code != "GL001"]
+        chosen = [
+            d for d in findings if _covers(d, start, end) and d.code != "GL001" and d.cell is None
+        ]  # a finding in an .ipynb file's cell: no edit of the JSON text is offered
         noqa = await ls.workers.run(noqa_job, text, chosen) if chosen else []
         for d, edit in zip(chosen, noqa, strict=True):
             actions += _quick_fixes(ls, uri, d, edit, lines)

@@ -1,6 +1,7 @@
 """`gradlint server` end to end: a JSON-RPC client talks LSP to the real process over stdio."""
 
 import importlib.util
+import json
 import sys
 import time
 from pathlib import Path
@@ -518,3 +519,36 @@ def test_notebook_cells_are_linted_together_each_with_its_own_lines(tmp_path):
         assert client.diagnostics(third) == []
     finally:
         client.close()
+
+
+def test_an_ipynb_opened_as_text_gets_findings_on_its_own_lines_and_no_edit(client, tmp_path):
+    """An editor without notebook support opens the JSON: each finding stands on the
+    JSON line holding the cell's code (not on the cell's line number), and no quick fix
+    edits the JSON text (a noqa after its closing brace corrupted the notebook)."""
+    cells = [
+        {"cell_type": "code", "metadata": {}, "source": ["import torch\n"]},
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Shapes\n"]},
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "source": ["x = torch.randn(3, 4)\n", "y = x.t().view(-1)\n"],
+        },
+    ]
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4}, indent=1) + "\n"
+    path = tmp_path / "shapes.ipynb"
+    path.write_text(text)
+    uri = path.as_uri()
+    client.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": text}},
+    )
+    [finding] = client.diagnostics(uri)
+    json_line = text.splitlines()[finding["range"]["start"]["line"]]
+    assert json_line.strip() == '"y = x.t().view(-1)\\n"'
+    assert "(cell 3:2:5)" in finding["message"]
+    params = {
+        "textDocument": {"uri": uri},
+        "range": finding["range"],
+        "context": {"diagnostics": []},
+    }
+    assert client.request("textDocument/codeAction", params) == []
