@@ -1061,3 +1061,62 @@ def test_in_place_edit_of_the_rows_of_a_tensor_is_flagged(tmp_path):
         """
     )
     assert "is a view and is being modified inplace" in str(_run(tmp_path, run))
+
+
+# 5. a weight read under no_grad or through .detach() is no use by the forward pass ------
+
+PROJECTED_PROMPT = """\
+import torch
+import torch.nn as nn
+
+
+class ProjectedPrompt(nn.Module):
+    def __init__(self, tokens, dim, epsilon=0.1):
+        super().__init__()
+        self.embedding = nn.Embedding(tokens, dim)
+        self.delta = nn.Embedding(tokens, dim)
+        self.epsilon = epsilon
+
+    def projection(self):
+        {read}
+        return weights * (self.epsilon / norm.clamp(min=self.epsilon))
+
+    def forward(self, indices):
+        with torch.no_grad():
+            prompt = self.embedding(indices)
+        self.delta.weight.data = self.projection()
+        return prompt + self.delta(indices)
+"""
+
+UNDER_NO_GRAD = """with torch.no_grad():
+            weights = self.delta.weight.clone()
+            norm = weights.norm(dim=1, keepdim=True)"""
+
+
+def test_data_write_after_reads_under_no_grad_or_detach_is_quiet():
+    assert _findings(PROJECTED_PROMPT.format(read=UNDER_NO_GRAD)) == []
+    detached = """weights = self.delta.weight.detach().clone()
+        norm = weights.norm(dim=1, keepdim=True)"""
+    assert _findings(PROJECTED_PROMPT.format(read=detached)) == []
+
+
+def test_data_write_after_the_forward_pass_used_the_weight_is_flagged(tmp_path):
+    source = PROJECTED_PROMPT.format(read=UNDER_NO_GRAD).replace(
+        "        with torch.no_grad():\n            prompt = self.embedding(indices)\n",
+        "        prompt = self.delta(indices)\n",
+    )
+    assert _findings(source) == [(20, "GL102")]
+    run = source + textwrap.dedent(
+        """
+
+        model = ProjectedPrompt(5, 4)
+        indices = torch.tensor([0, 1])
+        delta = model.delta(indices)
+        loss = (model(indices) * delta).sum()
+        loss.backward()
+        expected = (2 * model.delta(indices)).detach()  # d/dw of w * w with w the new weight
+        if not torch.allclose(model.delta.weight.grad[:2], expected):
+            raise AssertionError("the gradient was computed from the mutated .data")
+        """
+    )
+    assert "mutated .data" in str(_run(tmp_path, run))

@@ -16,6 +16,7 @@ from gradlint.analysis.dataflow import (
 )
 from gradlint.analysis.dataflow.interpreter.state import Frame, Modules, State, _Marker
 from gradlint.analysis.dataflow.shapes import row_shape
+from gradlint.analysis.dataflow.uses import NO_GRADIENT
 from gradlint.analysis.dataflow.values import (
     ANY_PARAMETER,
     ClassRef,
@@ -266,3 +267,11 @@ def _argument(call: cst.Call, keyword: str, position: int | None) -> cst.BaseExp
         elif index == position:
             return arg.value
     return None
+
+
+def note_parameter_read(frame, state, name: str) -> None:
+    """`name` read where its value may feed a gradient: not under grad mode off
+    (`with torch.no_grad():`) nor through what carries none (`.detach()`, `.data`, a
+    comparison): GL102 counts a parameter as used by the forward pass only then."""
+    if state.grad is not False and state.uses.quiet != NO_GRADIENT:
+        frame.read_parameters.add(name)

@@ -22,6 +22,7 @@ from gradlint.analysis.dataflow.interpreter.common import (
     _sequence_arithmetic,
     _storages,
     _truth,
+    note_parameter_read,
 )
 from gradlint.analysis.dataflow.interpreter.members import Members
 from gradlint.analysis.dataflow.interpreter.scan import _comp_clauses, _maps_items
@@ -296,7 +297,7 @@ class Expressions:
         return self.shapes.constant(name)
 
     def _note_read(self, name: str, value, state: State, frame: Frame) -> None:
-        frame.read_parameters.add(name)
+        note_parameter_read(frame, state, name)
         for storage in _storages(value):
             state.uses.read(storage, frame.statement)
         if not state.pending or not isinstance(value, Tensor):

@@ -26,6 +26,7 @@ from gradlint.analysis.dataflow.interpreter.common import (
     _fingerprint,
     _inplace_flag,
     _truth,
+    note_parameter_read,
 )
 from gradlint.analysis.dataflow.interpreter.state import Frame, Modules, State, _Apply, _Marker
 from gradlint.analysis.dataflow.uses import (
@@ -196,7 +197,7 @@ class Members:
             return None
         if isinstance(base, Obj):
             if name is not None:
-                frame.read_parameters.add(name)
+                note_parameter_read(frame, state, name)
             return self._object_attribute(base, attr)
         if isinstance(base, ClassRef):
             return self._class_attribute(base, attr)
