@@ -534,7 +534,8 @@ class GradlintServer(LanguageServer):
 
     def _lint(self, uri: str, text: str) -> asyncio.Task:
         """The lint of a document's (or a notebook's) text in a worker: one per text and
-        configuration; starting a newer one cancels an older one running for long."""
+        configuration. An older one still running is cancelled once it has run for
+        CANCEL_AFTER seconds (a short one finishes: killing its worker costs more)."""
         lint = self.lints.get(uri)
         if (
             lint is not None
@@ -544,9 +545,8 @@ class GradlintServer(LanguageServer):
         ):
             return lint.task
         loop = asyncio.get_running_loop()
-        running = lint is not None and not lint.task.done()
-        if running and loop.time() - lint.started > CANCEL_AFTER:
-            lint.task.cancel()
+        if lint is not None and not lint.task.done():
+            loop.call_at(lint.started + CANCEL_AFTER, _cancel, lint.task)
         path = _path(uri)
         job = self.workers.run(lint_job, path, self.config_for(path), text)
         self.lints[uri] = _Lint(text, self.generation, loop.time(), asyncio.ensure_future(job))
@@ -695,6 +695,11 @@ class GradlintServer(LanguageServer):
 def _rule_page(code: str) -> str:
     """The URI of the rule's page in rules/ (its copy in an installed wheel)."""
     return (catalogue_dir() / f"{code}.md").resolve().as_uri()
+
+
+def _cancel(task: asyncio.Task) -> None:
+    if not task.done():
+        task.cancel()
 
 
 def on_file_lines(text: str, found: list[Diagnostic]) -> list[Diagnostic]:
