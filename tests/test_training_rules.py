@@ -619,3 +619,26 @@ trainer.train([(torch.randn(2, 3), torch.randn(2, 1)) for _ in range(3)])
 )
 def test_if_proven_taken_by_the_caller_counts_as_every_iteration(test, clear, expected):
     assert codes(PHASED_TRAINER.format(test=test, clear=clear)) == expected
+
+
+def test_a_loss_accumulated_from_zero_keeps_its_graph():
+    """`loss = 0` then `loss += term`: the number becomes the tensor `0 + term` with the
+    term's graph, so a second pass adding onto it backpropagates the first pass again."""
+    source = """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(6, 3)
+        image, target = torch.randn(4, 6), torch.randn(4, 3)
+        output = model(image)
+        loss = 0
+        for t in range(3):
+            loss += (output[:, t] - target[:, t]).pow(2).mean()
+        loss.backward()
+        output = model(image)
+        {reset}for t in range(3):
+            loss += (output[:, t] - target[:, t]).pow(2).mean()
+        loss.backward()
+    """
+    assert [(d.line, d.code) for d in lint(source.format(reset=""))] == [(14, "GL305")]
+    assert lint(source.format(reset="loss = 0\n        ")) == []

@@ -329,12 +329,17 @@ class Expressions:
             if isinstance(left, Seq) or isinstance(right, Seq):
                 return _sequence_arithmetic(expr.operator, left, right)
             return cuts.arithmetic(expr.operator, left, right)
-        function = _OPERATOR_FUNCTIONS.get(type(expr.operator).__name__)
+        operator = type(expr.operator).__name__
+        return self._operation(operator, left, right, self._text(expr), state)
+
+    def _operation(self, operator: str, left, right, text: str, state: State):
+        """`left <operator> right` with a tensor on a side: torch's op (`operator` is
+        libcst's class name, `Add`); `text` labels the result."""
+        function = _OPERATOR_FUNCTIONS.get(operator)
         facts = knowledge.op(function) if function else None
-        label = _snippet(self._text(expr))
-        symbol = _OPERATOR_SYMBOLS.get(type(expr.operator).__name__)
+        symbol = _OPERATOR_SYMBOLS.get(operator)
         spelled = f"{{0}} {symbol} {{1}}" if symbol else None
-        return self._apply(facts, label, spelled, [left, right], state)
+        return self._apply(facts, _snippet(text), spelled, [left, right], state)
 
 
 # Expression type -> the interpreter method that evaluates it (others are unknown).

@@ -28,8 +28,10 @@ from gradlint.analysis.dataflow.interpreter.common import (
 from gradlint.analysis.dataflow.interpreter.state import Frame, Modules, State, _Edit, join_states
 from gradlint.analysis.dataflow.values import (
     ClassRef,
+    Const,
     Function,
     Mapping,
+    Number,
     Parameters,
     Seq,
     Tensor,
@@ -394,8 +396,14 @@ class Statements:
         self._edit(_Edit(node, target, form), state, frame)
         self._written_into(target, [source], state, frame)
         if not (isinstance(current, Tensor) and current.is_tensor):
-            # a number (or unknown) rebinds: `total += t.item()` stays a number
-            self._bind(target, cuts.arithmetic(node.operator, current, source), state, frame)
+            # a number (or unknown) rebinds: `total += t.item()` stays a number, and
+            # `total = 0` then `total += loss` makes the tensor `0 + loss`
+            if isinstance(current, Const | Number) and isinstance(source, Tensor):
+                operator = type(node.operator).__name__.removesuffix("Assign")
+                value = self._operation(operator, current, source, self._text(node), state)
+            else:
+                value = cuts.arithmetic(node.operator, current, source)
+            self._bind(target, value, state, frame)
 
     def _bind(self, target, value, state: State, frame: Frame, source=None) -> None:
         if isinstance(target, cst.Name | cst.Attribute):
