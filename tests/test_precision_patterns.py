@@ -1120,3 +1120,40 @@ def test_data_write_after_the_forward_pass_used_the_weight_is_flagged(tmp_path):
         """
     )
     assert "mutated .data" in str(_run(tmp_path, run))
+
+
+# 8. a hard-coded batch in a small model of a test file, run on inputs built for it ---------
+
+TOY_MODEL_TEST = """\
+import torch
+import torch.nn as nn
+
+
+class ToyModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.fc(x.view(8, 16))
+
+
+def test_toy_model_gradients():
+    model = ToyModel()
+    model(torch.randn(8, 4, 4)).sum().backward()
+    assert model.fc.weight.grad is not None
+"""
+
+
+def test_hard_coded_batch_of_a_test_files_model_is_quiet():
+    for path in ("tests/test_toy.py", "test_toy.py", "toy_test.py", "conftest.py"):
+        assert sorted((d.line, d.code) for d in lint(TOY_MODEL_TEST, path=path)) == [], path
+
+
+def test_hard_coded_batch_outside_tests_or_never_called_is_flagged(tmp_path):
+    assert _findings(TOY_MODEL_TEST) == [(11, "GL403")]
+    assert [(d.line, d.code) for d in lint(TOY_MODEL_TEST, path="tests/toy.py")] == [(11, "GL403")]
+    uncalled = TOY_MODEL_TEST.split("\n\ndef test_")[0] + "\n"
+    assert [(d.line, d.code) for d in lint(uncalled, path="tests/test_toy.py")] == [(11, "GL403")]
+    run = TOY_MODEL_TEST + "\n\nToyModel()(torch.randn(3, 4, 4))\n"
+    assert "shape '[8, 16]' is invalid" in str(_run(tmp_path, run))

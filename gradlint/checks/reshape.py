@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 import libcst as cst
 
 from gradlint import fixes
@@ -9,6 +11,7 @@ from gradlint.analysis.dataflow.events import ShapeConflict as Conflict
 from gradlint.analysis.shapes import Shape, model
 from gradlint.analysis.shapes.model import show
 from gradlint.analysis.shapes.witness import Concretizer
+from gradlint.analysis.walk import iter_nodes
 from gradlint.checks import Checker
 from gradlint.diagnostic import Fix, Witness, headline
 
@@ -46,6 +49,8 @@ class ShapeConflictChecker(Checker):
             for conflict in by_kind.values():
                 if conflict.kind == "reshape_count" and "batch_literal" in by_kind:
                     continue  # the hard-coded batch size is the cause: one finding
+                if conflict.kind == "batch_literal" and self._test_model(conflict.node):
+                    continue  # a test builds the inputs of the size the model was written for
                 if conflict.kind in _KINDS:
                     getattr(self, f"_{conflict.kind}")(conflict)
 
@@ -229,6 +234,20 @@ class ShapeConflictChecker(Checker):
                 "batch 1) raises or silently folds samples into each other. Use `x.size(0)` "
                 "(e.g. `x.view(x.size(0), -1)`)."
             ),
+        )
+
+    def _test_model(self, node: cst.CSTNode) -> bool:
+        """The reshape is in a model of a test file (`test_*.py`, `*_test.py`, `conftest.py`)
+        that the file's tests call: they build its inputs by hand, of the size the model
+        was written for."""
+        path = PurePath(self.file.path)
+        test_file = path.name.startswith("test_") or path.stem.endswith("_test")
+        if not (test_file or path.name == "conftest.py"):
+            return False
+        called = self.file.dataflow.called
+        return any(
+            isinstance(function, cst.FunctionDef) and any(n is node for n in iter_nodes(function))
+            for function in called
         )
 
     def _reshape_feeds_layer(self, conflict: Conflict) -> None:
