@@ -305,7 +305,7 @@ def build_config(settings: dict, overrides: dict, root: Path, known_codes: set[s
         for pattern, codes in values.pop("extend_per_file_ignores").items():
             combined[pattern] = combined.get(pattern, ()) + codes
         values["per_file_ignores"] = combined
-    check("force-exclude", _boolean)
+    check("force-exclude", _force_exclude)
     check("no-grad-contexts", functools.partial(_strings, "no-grad-contexts"))
     check("probe", _probe_mode)
     check("probe-timeout", _timeout)
@@ -363,12 +363,15 @@ def _per_file_ignores(value) -> dict[str, tuple[str, ...]]:
             f"per-file-ignores must be a table of glob = [codes], got {_shown(value)}"
         )
     problems = [f"per-file-ignores: {bad}" for pattern in value if (bad := _bad_glob(pattern))]
+    ignored = {}
+    for pattern, codes in value.items():
+        try:
+            ignored[str(pattern)] = _strings(f"per-file-ignores[{pattern!r}]", codes, upper=True)
+        except ConfigError as error:
+            problems += error.problems
     if problems:
         raise ConfigError(*problems)
-    return {
-        str(pattern): _strings(f"per-file-ignores[{pattern!r}]", codes, upper=True)
-        for pattern, codes in value.items()
-    }
+    return ignored
 
 
 def parse_per_file_ignores(text: str) -> dict[str, tuple[str, ...]]:
@@ -382,7 +385,7 @@ def parse_per_file_ignores(text: str) -> dict[str, tuple[str, ...]]:
     return {pattern: tuple(c.upper() for c in codes) for pattern, codes in result.items()}
 
 
-def _boolean(value) -> bool:
+def _force_exclude(value) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"force-exclude must be true or false, got {_shown(value)}")
     return value

@@ -153,3 +153,16 @@ def test_the_readme_configuration_example_is_valid(tmp_path):
     pyproject.write_text(readme.split("```toml\n", 1)[1].split("```", 1)[0])
     config = build_config(read_settings(pyproject), {}, tmp_path, set(load_catalogue()))
     assert config.per_file_ignores and config.no_grad_contexts
+
+
+def test_every_bad_value_of_a_file_is_listed():
+    settings = {
+        "per-file-ignores": {"a/*": 5, "b/*": [3], "[z-a]": ["GL1"]},
+        "force-exclude": 3,
+        "max-depth": 10**20,
+    }
+    with pytest.raises(ConfigError) as error:
+        _build(settings)
+    assert len(error.value.problems) == 5
+    for named in ("bad glob '[z-a]'", "['a/*']", "['b/*']", "force-exclude", "max-depth"):
+        assert named in str(error.value)
