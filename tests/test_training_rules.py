@@ -642,3 +642,28 @@ def test_a_loss_accumulated_from_zero_keeps_its_graph():
     """
     assert [(d.line, d.code) for d in lint(source.format(reset=""))] == [(14, "GL305")]
     assert lint(source.format(reset="loss = 0\n        ")) == []
+
+
+def test_isinstance_of_a_tuple_of_losses_is_decided():
+    """`ensure_tuple(losses)` (an isinstance test on its argument): a tuple of values is
+    one of (tuple, list), so each loss of one forward backpropagated in turn is GL305;
+    summed first, one backward, quiet."""
+    source = """\
+        import torch
+        import torch.nn as nn
+
+
+        def ensure_tuple(x):
+            if isinstance(x, (tuple, list)):
+                return tuple(x)
+            return (x,)
+
+
+        encoder, head_a, head_b = nn.Linear(6, 8), nn.Linear(8, 3), nn.Linear(8, 1)
+        h = torch.tanh(encoder(torch.randn(4, 6)))
+        losses = (head_a(h).pow(2).mean(), head_b(h).pow(2).mean())
+        {run}
+    """
+    each = "for loss in ensure_tuple(losses):\n            loss.backward()"
+    assert [(d.line, d.code) for d in lint(source.format(run=each))] == [(15, "GL305")]
+    assert lint(source.format(run="sum(ensure_tuple(losses)).backward()")) == []

@@ -173,6 +173,31 @@ def _receiver(call: cst.Call, method: cst.FunctionDef) -> str | None:
 class Calls:
     """The interpreter's calls: mixed into `Interpreter`, over its shared state."""
 
+    def _isinstance(self, value, classes: cst.BaseExpression) -> bool | None:
+        """`isinstance(value, classes)` when the value's kind decides it: a tuple or list
+        against classes naming both `tuple` and `list`, a tensor against `torch.Tensor`,
+        and either against plain types it cannot be; None otherwise (a tuple and a list
+        are one kind of value here)."""
+        nodes = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
+        names = set()
+        for node in nodes:
+            name = self.imports.resolve(node) or (
+                node.value if isinstance(node, cst.Name) else None
+            )
+            if name is None:
+                return None
+            names.add(name)
+        plain = {"int", "float", "str", "bool", "dict", "bytes"}
+        if isinstance(value, Seq):
+            if {"tuple", "list"} <= names:
+                return True
+            return False if names <= plain | {"torch.Tensor"} else None
+        if isinstance(value, Tensor) and value.is_tensor:
+            if "torch.Tensor" in names:
+                return True
+            return False if names <= plain | {"tuple", "list"} else None
+        return None
+
     def _defines(self, receiver, name: str) -> bool:
         """Whether `receiver` is an instance of a file's class that defines method `name`."""
         return (
@@ -258,6 +283,10 @@ class Calls:
                 return cuts.number(f"`{func.value}(...)`", args[0][:1])
             if func.value in ("len", "int"):
                 return AN_INT
+            if func.value == "isinstance" and len(call.args) == 2 and len(args[0]) == 2:
+                decided = self._isinstance(args[0][0], call.args[1].value)
+                if decided is not None:
+                    return Const(decided)
             if func.value == "sum" and args[0] and isinstance(args[0][0], Seq):
                 return _combined(args[0][0], state)  # `sum(losses)`: a tensor of them all
             if func.value == "dict" and not args[0]:
