@@ -176,6 +176,10 @@ def compare(observation: dict, static: Static, tally: Tally) -> None:
     if kind not in TENSOR_KINDS:
         return
     said = stated.get("grad")
+    if said == "nonleaf" and mode is None and not ran["grad_mode"]:
+        # computed from what requires grad in a run assuming grad mode on, run without it
+        said = None
+        causes = dict(causes, grad="grad mode assumed on in a function run on its own")
     check("grad", said is not None, said is not None and said != ran["grad"], said, ran["grad"])
     said = stated.get("dtype")
     if said is not None and said != ran["dtype"]:
@@ -265,7 +269,114 @@ def _script(path: Path, timeout: int = 20) -> dict:
     }
 
 
-CORPORA = {"tests": tests_corpus}
+def _package_folder(python: Path, package: str) -> str | None:
+    found = subprocess.run(
+        [str(python), "-c", f"import {package}, os; print(os.path.dirname({package}.__file__))"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return found.stdout.strip() or None
+
+
+def timm_corpus() -> list[dict]:
+    """Small architectures of each timm model file, forward and backward on tiny inputs."""
+    if not BENCH_PYTHON.exists():
+        return []
+    listed = subprocess.run(
+        [str(BENCH_PYTHON), str(RUNTIME), "--list-timm"], capture_output=True, check=False
+    )
+    folder = _package_folder(BENCH_PYTHON, "timm")
+    names = json.loads(listed.stdout or "[]")
+    return [
+        {"id": f"timm:{n}", "run": {"timm": n}, "watch": [folder], "timeout": 90} for n in names
+    ]
+
+
+TORCHVISION = {
+    "classification": [
+        "alexnet", "convnext_tiny", "densenet121", "efficientnet_b0", "efficientnet_v2_s",
+        "googlenet", "inception_v3", "maxvit_t", "mnasnet0_5", "mobilenet_v2",
+        "mobilenet_v3_small", "regnet_x_400mf", "regnet_y_400mf", "resnet18", "resnet50",
+        "resnext50_32x4d", "shufflenet_v2_x0_5", "squeezenet1_0", "squeezenet1_1", "swin_t",
+        "swin_v2_t", "vgg11_bn", "vit_b_32", "wide_resnet50_2",
+    ],
+    "detection": [
+        "fasterrcnn_mobilenet_v3_large_320_fpn", "fcos_resnet50_fpn", "retinanet_resnet50_fpn",
+        "maskrcnn_resnet50_fpn", "keypointrcnn_resnet50_fpn", "ssdlite320_mobilenet_v3_large",
+    ],
+    "segmentation": ["deeplabv3_mobilenet_v3_large", "fcn_resnet50", "lraspp_mobilenet_v3_large"],
+    "video": ["r3d_18", "mc3_18", "r2plus1d_18"],
+}  # fmt: skip
+
+
+def torchvision_corpus() -> list[dict]:
+    """torchvision's classification, detection, segmentation and video models on CPU."""
+    if not BENCH_PYTHON.exists():
+        return []
+    folder = _package_folder(BENCH_PYTHON, "torchvision")
+    return [
+        {
+            "id": f"torchvision:{name}",
+            "run": {"torchvision": name, "task": task},
+            "watch": [f"{folder}/models", f"{folder}/ops"],
+            "timeout": 120,
+        }
+        for task, names in TORCHVISION.items()
+        for name in names
+    ]
+
+
+TRANSFORMERS = [
+    "albert", "bart", "bert", "bert-generation", "big_bird", "biogpt", "blenderbot-small",
+    "bloom", "camembert", "codegen", "convbert", "ctrl", "data2vec-text", "deberta",
+    "deberta-v2", "distilbert", "electra", "ernie", "falcon", "fnet", "funnel", "gemma",
+    "gemma2", "gpt2", "gpt_bigcode", "gpt_neo", "gpt_neox", "gptj", "ibert", "layoutlm",
+    "led", "llama", "m2m_100", "marian", "mbart", "megatron-bert", "mistral", "mobilebert",
+    "mpnet", "mpt", "mvp", "nystromformer", "olmo", "opt", "pegasus", "persimmon", "phi",
+    "phi3", "plbart", "qwen2", "qwen3", "rembert", "roberta", "roc_bert", "roformer",
+    "squeezebert", "stablelm", "starcoder2", "t5", "umt5", "xglm", "xlm", "xlm-roberta",
+    "xlnet", "xmod", "yoso",
+]  # fmt: skip
+
+
+def transformers_corpus() -> list[dict]:
+    """transformers model types built from small configs (hidden size 32, two layers)."""
+    if not BENCH_PYTHON.exists():
+        return []
+    folder = _package_folder(BENCH_PYTHON, "transformers")
+    programs = []
+    for model_type in TRANSFORMERS:
+        package = model_type.replace("-", "_")
+        programs.append(
+            {
+                "id": f"transformers:{model_type}",
+                "run": {"transformers": model_type},
+                "watch": [f"{folder}/models/{package}"],
+                "timeout": 90,
+            }
+        )
+    return programs
+
+
+GENERATED = Path(tempfile.gettempdir()) / "gradlint_facts_generated"
+
+
+def generated_corpus(count: int = 1200) -> list[dict]:
+    """Programs mixing real code's idioms (facts_programs.py), written to a scratch folder."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import facts_programs  # noqa: PLC0415 (beside this file, not a package)
+
+    return [_script(path, timeout=30) for path in facts_programs.write(GENERATED, count)]
+
+
+CORPORA = {
+    "tests": tests_corpus,
+    "generated": generated_corpus,
+    "timm": timm_corpus,
+    "torchvision": torchvision_corpus,
+    "transformers": transformers_corpus,
+}
 
 
 # -- the report ------------------------------------------------------------------------
@@ -342,7 +453,7 @@ def main(argv: list[str] | None = None) -> int:
         programs = CORPORA[name]()
         if args.limit:
             programs = programs[: args.limit]
-        python = Path(sys.executable) if name == "tests" else BENCH_PYTHON
+        python = Path(sys.executable) if name in ("tests", "generated") else BENCH_PYTHON
         tally = measure(programs, python, static)
         print_table(name, tally)
         total.add(tally)

@@ -34,14 +34,16 @@ import torch
 _CO_GENERATOR = 0x20 | 0x100 | 0x200  # generator, coroutine, async generator
 
 
-def statement_targets(source: str) -> tuple[dict[int, list[str]], dict[int, int]]:
+def statement_targets(source: str) -> tuple[dict, dict, dict]:
     """The first line of each simple statement (and `for` header) binding or editing names
-    -> those names, and each line of a statement -> its first line. Lines shared by two
-    statements are left out (one line event cannot tell them apart)."""
+    -> those names; each line of a statement -> its first line; each `for` header -> the
+    lines of its body. Lines shared by two statements are left out (one line event cannot
+    tell them apart)."""
     tree = ast.parse(source)
     targets: dict[int, list[str]] = {}
     shared: set[int] = set()
     lines_of: dict[int, int] = {}  # every line of a recorded statement -> its first line
+    bodies: dict[int, tuple[int, int]] = {}  # a for header -> the lines of its body
 
     def claim(node: ast.AST, first: int, last: int, names: list[str]) -> None:
         for line in range(first, last + 1):
@@ -59,6 +61,8 @@ def statement_targets(source: str) -> tuple[dict[int, list[str]], dict[int, int]
                 continue
             names = _bound(node.target) if isinstance(node, ast.For) else []
             claim(node, node.lineno, header_end, _unique(names))
+            if isinstance(node, ast.For):
+                bodies[node.lineno] = (header_end + 1, node.body[-1].end_lineno or header_end)
         elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Expr):
             if isinstance(node, ast.AnnAssign) and node.value is None:
                 continue
@@ -80,7 +84,7 @@ def statement_targets(source: str) -> tuple[dict[int, list[str]], dict[int, int]
             claim(node, node.lineno, node.end_lineno or node.lineno, [])
     lines = {line: first for line, first in lines_of.items() if line not in shared}
     kept = {line: names for line, names in targets.items() if line not in shared}
-    return kept, lines
+    return kept, lines, bodies
 
 
 def _unique(names: list[str]) -> list[str]:
@@ -230,7 +234,7 @@ class Recorder:
             return None
         return self._frame_tracer(frame, *found)
 
-    def _frame_tracer(self, frame, targets: dict[int, list[str]], lines: dict[int, int]):
+    def _frame_tracer(self, frame, targets: dict, lines: dict, bodies: dict):
         current = [None]  # the line of the statement under way, None after an exception
         generator = bool(frame.f_code.co_flags & _CO_GENERATOR)
         inner = frame.f_code.co_name.startswith("<") and frame.f_code.co_name != "<module>"
@@ -243,6 +247,9 @@ class Recorder:
                     return trace
                 done = current[0]
                 current[0] = statement if statement in targets else None
+                body = bodies.get(done)
+                if body is not None and not body[0] <= frame.f_lineno <= body[1]:
+                    done = None  # the loop ended: its header bound nothing this time
                 if done is not None:
                     self._record(frame, filename, done, targets[done])
             elif event == "exception":
@@ -250,7 +257,7 @@ class Recorder:
             elif event == "return":
                 done = current[0]
                 current[0] = None
-                if done is not None and not generator and not inner:
+                if done is not None and done not in bodies and not generator and not inner:
                     self._record(frame, filename, done, targets[done])
             return trace
 
@@ -329,16 +336,39 @@ def _backward(output) -> None:
         sum(t.float().sum() for t in tensors).backward()
 
 
+_TIMM_TOO_BIG = ("huge", "large", "giant", "so400m", "_xl", "154", "deepseek", "gemma4", "qwen3")
+
+
+def timm_models(per_family: int = 2) -> list[str]:
+    """Up to `per_family` small architectures of each timm model file."""
+    import timm
+    from timm.models import _registry
+
+    families: dict[str, list[str]] = {}
+    for name in timm.list_models():
+        if not any(big in name for big in _TIMM_TOO_BIG):
+            families.setdefault(_registry._model_to_module[name], []).append(name)
+    small = ("pico", "nano", "tiny", "small", "mobile", "lite", "18", "b0", "_s", "xs", "_t")
+    chosen = []
+    for _, names in sorted(families.items()):
+        names.sort(key=lambda n: (not any(p in n for p in small), len(n), n))
+        chosen += names[:per_family]
+    return chosen
+
+
 def _run_timm(name: str) -> None:
     import timm
 
-    model = timm.create_model(name, pretrained=False, num_classes=4)
-    config = getattr(model, "pretrained_cfg", None) or {}
-    size = config.get("input_size") or (3, 32, 32)
-    channels, height, width = size[0], min(size[1], 64), min(size[2], 64)
-    fixed = config.get("fixed_input_size", False)
-    if fixed:
-        height, width = size[1], size[2]
+    try:  # a small input where the architecture takes its size as an argument
+        model = timm.create_model(name, pretrained=False, num_classes=4, img_size=64)
+        height = width = 64
+        channels = 3
+    except Exception:
+        model = timm.create_model(name, pretrained=False, num_classes=4)
+        config = getattr(model, "pretrained_cfg", None) or {}
+        channels, height, width = config.get("input_size") or (3, 64, 64)
+        if not config.get("fixed_input_size", False):
+            height, width = min(height, 64), min(width, 64)
     model.train()
     _backward(model(torch.randn(2, channels, height, width)))
     model.eval()
@@ -447,6 +477,9 @@ def run_program(run: dict) -> None:
 
 
 def main() -> None:
+    if sys.argv[1] == "--list-timm":
+        print(json.dumps(timm_models()))
+        return
     manifest_path, out_path = sys.argv[1], sys.argv[2]
     programs = json.loads(Path(manifest_path).read_text())
     torch.manual_seed(0)

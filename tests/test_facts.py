@@ -73,7 +73,7 @@ def _check(tmp_path: Path, source: str) -> facts.Tally:
 def test_statement_targets_name_what_each_statement_binds_or_edits():
     source = "a, (b, *c) = f()\nx[0] = 1\nself.w = 2\ny.add_(1).clamp_(0)\n"
     source += "for i, j in z:\n    k = i\n"
-    targets, lines = runtime.statement_targets(source)
+    targets, lines, bodies = runtime.statement_targets(source)
     assert targets == {
         1: ["a", "b", "c"],
         2: ["x"],
@@ -82,6 +82,7 @@ def test_statement_targets_name_what_each_statement_binds_or_edits():
         5: ["i", "j"],
         6: ["k"],
     }
+    assert lines[6] == 6 and bodies == {5: (6, 6)}
 
 
 def test_runtime_records_torch_facts_after_each_statement(tmp_path):
@@ -146,4 +147,68 @@ def test_corpus_programs_have_no_contradiction(path):
         if "file" in record:
             facts.compare(record, static, tally)
     assert tally.observations > 0
+    assert [str(c) for c in tally.contradictions] == []
+
+
+# The smallest programs of the contradictions the oracle found, each fixed by its mechanism:
+# two strings joined were a number; a cast kept its input's dtype (`.float()`, `.type()`),
+# or a dtype held in a variable was taken as none (`.to(x.dtype)`); `.numpy()` /
+# `.tolist()` were numbers; a batch-first RNN output was contiguous; `size()` was an int;
+# an optional tensor argument was a tensor where None; the else branch of an isinstance
+# test on Tensor kept the tensor; None joined with an int was a number. The runtime side:
+# a loop header's last run (the exit) bound nothing.
+CONTRADICTED = textwrap.dedent(
+    """\
+    import numpy as np
+    import torch
+    import torch.nn as nn
+
+    words = ["a", "bb"]
+    for w in words:
+        n = len(w)
+    a = torch.arange(4).float()
+    d = torch.arange(4).argmax(dim=0).type(torch.float32)
+    m = (a > 1).to(a.dtype)
+    arr = np.tanh(a.numpy())
+    lst = a.tolist()
+    gru = nn.GRU(3, 4, batch_first=True)
+    output, h_n = gru(torch.randn(2, 5, 3))
+    for _ in range(2):
+        top, _ = a.max(dim=0)
+    size = a.size()
+
+
+    def masked(x, mask: torch.Tensor | None = None):
+        kept = mask
+        if mask is not None:
+            x = x * mask
+        return x
+
+
+    def features(x: torch.Tensor):
+        if isinstance(x, torch.Tensor):
+            listed = [x]
+        else:
+            listed = x
+        return listed
+
+
+    def width(flag):
+        if flag:
+            last = None
+        else:
+            last = 1280
+        return last
+
+
+    masked(a)
+    features([a, a])
+    channels = width(True)
+    """
+)
+
+
+def test_the_contradictions_found_are_gone(tmp_path):
+    tally = _check(tmp_path, CONTRADICTED)
+    assert tally.observations >= 18
     assert [str(c) for c in tally.contradictions] == []

@@ -80,10 +80,12 @@ def cut(code: str, how: str, inputs, integer: bool = False) -> Cut | None:
     return source
 
 
-def number(how: str, inputs) -> Number:
-    """A Python number read out of `inputs` (`t.item()`, `float(t)`)."""
+def number(how: str, inputs, array: bool = False) -> Number:
+    """A Python number read out of `inputs` (`t.item()`, `float(t)`); `array`: or an array
+    or list of them (`t.numpy()`, `t.tolist()`, a numpy function's result)."""
     found = cut("GL201", how, inputs)
-    return Number(found, data=found is None and all(_neutral(v) for v in _flat(inputs)))
+    data = found is None and all(_neutral(v) for v in _flat(inputs))
+    return Number(found, data=data, array=array)
 
 
 def arithmetic(operator: cst.BaseBinaryOp | cst.BaseAugOp, left, right):
@@ -93,12 +95,13 @@ def arithmetic(operator: cst.BaseBinaryOp | cst.BaseAugOp, left, right):
     if not isinstance(left, Number) and not isinstance(right, Number):
         return None
     known = inherited([left, right])
+    array = any(isinstance(v, Number) and v.array for v in (left, right))
     if known is None and all(_neutral(v) for v in (left, right)):
-        return Number(data=True)
+        return Number(data=True, array=array)
     scales = cst.Multiply | cst.Divide | cst.MultiplyAssign | cst.DivideAssign
     if known is None and isinstance(operator, scales):
         known = next(v.cut for v in (left, right) if isinstance(v, Number))
-    return Number(known)
+    return Number(known, array=array)
 
 
 def after_op(result, facts, inputs, grad_mode: bool | None):
@@ -155,7 +158,7 @@ def placed(value, node: cst.CSTNode):
             value = replace(value, dropped=replace(value.dropped, node=node))
         return value
     if isinstance(value, Number) and value.cut is not None and value.cut.node is None:
-        return Number(replace(value.cut, node=node))
+        return replace(value, cut=replace(value.cut, node=node))
     if isinstance(value, Seq) and not value.any_length and len(value.items) == 2:
         items = tuple(placed(item, node) for item in value.items)  # (values, indices)
         return Seq(items) if items != value.items else value

@@ -117,7 +117,7 @@ def describe(value) -> dict[str, object]:
         facts["kind"] = "optimizer"
     elif isinstance(value, Const):
         facts["kind"] = _constant_kind(value.value)
-    elif isinstance(value, Number | Size):
+    elif isinstance(value, Size) or (isinstance(value, Number) and not value.array):
         facts["kind"] = "number"
     elif isinstance(value, Seq):
         facts["kind"] = "sequence"
@@ -375,7 +375,7 @@ class StatementFacts:
         line = self.line_of(statement)
         if line is None:
             return
-        standalone = frame.depth == 0 and frame.body.node is not None
+        standalone = interpreter.module_body_done  # a run of a function on its own
         mode = {True: "on", False: "off"}.get(state.grad) if not standalone else None
         mode_cause = "grad mode assumed in a function run on its own" if standalone else ""
         if state.grad is None and not standalone:
@@ -388,13 +388,13 @@ class StatementFacts:
             value = _value_of(name, state, interpreter)
             facts = describe(value)
             unknown = _unknown(facts, functools.partial(causes.of, expr, state=state))
-            self._note(line, name, value, facts, unknown, frame)
+            self._note(line, name, value, facts, unknown, frame, interpreter)
 
-    def _note(self, line: int, name: str, value, facts: dict, unknown: dict, frame) -> None:
+    def _note(self, line: int, name: str, value, facts: dict, unknown: dict, frame, run):
         self.stated.setdefault((line, name), Stated()).join(facts, unknown)
         if self.keep_trail:
             self.trail.setdefault((line, name), []).append(
-                f"{_context(frame)}: {value!r:.300}"
+                f"{_context(frame, run)}: {value!r:.300}"
                 + "".join(f"\n      {facet} unknown: {c}" for facet, c in unknown.items())
             )
 
@@ -403,19 +403,18 @@ class StatementFacts:
         line = self.line_of(loop)
         if line is None:
             return
-        standalone = frame.depth == 0 and frame.body.node is not None
+        standalone = interpreter.module_body_done  # a run of a function on its own
         causes = _Causes(interpreter, start, standalone)
         for name, _ in _targets(loop.target, None):
             value = _value_of(name, state, interpreter)
             facts = describe(value)
             unknown = _unknown(facts, lambda f: "loop item of " + causes.of(loop.iter, f, state))
-            self._note(line, name, value, facts, unknown, frame)
+            self._note(line, name, value, facts, unknown, frame, interpreter)
 
 
-def _context(frame) -> str:
-    if frame.depth == 0:
-        return "on its own" if frame.body.node is not None else "module body"
-    return f"inlined at depth {frame.depth}"
+def _context(frame, interpreter) -> str:
+    root = "a function run on its own" if interpreter.module_body_done else "the module body"
+    return f"{root}, depth {frame.depth}"
 
 
 def _unknown(facts: dict, cause_of) -> dict[str, str]:

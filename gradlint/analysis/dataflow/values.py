@@ -173,6 +173,7 @@ class Number:
 
     cut: Cut | None = None
     data: bool = False  # read out of data only (no cut, and no graph of the parameters)
+    array: bool = False  # may be an array or a list (`.numpy()`, `.tolist()`, numpy's)
 
 
 @dataclass(frozen=True)
@@ -354,14 +355,24 @@ def join(a: Value | None, b: Value | None) -> Value | None:
         )
     if isinstance(a, Seq) and isinstance(b, Seq):
         return _join_sequences(a, b)
-    if isinstance(a, Number | Const) and isinstance(b, Number | Const):
+    if _numeric(a) and _numeric(b):
         # `total = 0.0` then `total += t.item()` in a loop: a number, cut if either is
         cuts = {v.cut for v in (a, b) if isinstance(v, Number)}
         data = all(v.data for v in (a, b) if isinstance(v, Number))
-        return Number(cuts.pop() if len(cuts) == 1 else None, data=data and cuts == {None})
+        array = any(v.array for v in (a, b) if isinstance(v, Number))
+        cut = cuts.pop() if len(cuts) == 1 else None
+        return Number(cut, data=data and cuts == {None}, array=array)
     if isinstance(a, Obj) and isinstance(b, Obj) and a.kind == b.kind:
         return a
     return None
+
+
+def _numeric(value: Value | None) -> bool:
+    """A Python number: read out of a tensor, or a constant other than a string or None
+    (two strings joined are a string, not a number)."""
+    if isinstance(value, Number):
+        return True
+    return isinstance(value, Const) and not isinstance(value.value, str | None)
 
 
 def _join_sequences(a: Seq, b: Seq) -> Seq | None:

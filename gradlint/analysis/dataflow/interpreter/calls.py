@@ -273,7 +273,7 @@ class Calls:
         if qualified is not None and qualified.startswith(("numpy.", "math.")):
             values = [*args[0], *args[1].values()]
             if any(isinstance(v, Tensor | Number) for v in values):
-                return cuts.number(f"`{qualified}(...)`", values)
+                return cuts.number(f"`{qualified}(...)`", values, qualified.startswith("numpy."))
         if isinstance(func, cst.Name) and func.value not in state.env:
             if func.value == "super":
                 return _SUPER

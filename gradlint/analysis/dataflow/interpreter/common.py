@@ -35,7 +35,7 @@ from gradlint.analysis.dataflow.values import (
     replace,
     same_items,
 )
-from gradlint.analysis.names import dotted
+from gradlint.analysis.names import ImportTable, dotted
 
 MAX_DEPTH = 5  # calls interpreted inside their caller, below each analysed body
 
@@ -275,3 +275,29 @@ def note_parameter_read(frame, state, name: str) -> None:
     comparison): GL102 counts a parameter as used by the forward pass only then."""
     if state.grad is not False and state.uses.quiet != NO_GRADIENT:
         frame.read_parameters.add(name)
+
+
+def optional_tensor(param: cst.Param, imports: ImportTable) -> bool:
+    """`x: torch.Tensor | None` / `Optional[torch.Tensor]`: a tensor where it is not None."""
+    return param.annotation is not None and tensor_annotation(param, imports) is not None
+
+
+def tensor_annotation(param: cst.Param, imports: ImportTable) -> str | None:
+    """ "tensor" for `torch.Tensor`, "optional" for it or None, else None."""
+    annotation = param.annotation.annotation
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        sides = [annotation.left, annotation.right]
+    elif (
+        isinstance(annotation, cst.Subscript)
+        and imports.resolve(annotation.value) == "typing.Optional"
+        and len(annotation.slice) == 1
+        and isinstance(annotation.slice[0].slice, cst.Index)
+    ):
+        sides = [annotation.slice[0].slice.value, cst.Name("None")]
+    else:
+        sides = [annotation]
+    tensors = [side for side in sides if imports.resolve(side) == "torch.Tensor"]
+    others = [side for side in sides if not (isinstance(side, cst.Name) and side.value == "None")]
+    if len(tensors) != 1 or len(others) != 1:
+        return None
+    return "tensor" if len(sides) == 1 else "optional"

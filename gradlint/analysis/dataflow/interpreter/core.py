@@ -48,6 +48,7 @@ from gradlint.analysis.dataflow.interpreter.common import (
     _heard,
     _returned,
     _takes_self,
+    tensor_annotation,
 )
 from gradlint.analysis.dataflow.interpreter.expressions import Expressions
 from gradlint.analysis.dataflow.interpreter.members import Members
@@ -154,25 +155,10 @@ def _positional(node: cst.FunctionDef, owner: ClassInfo | None, role: str | None
 
 
 def _annotated_tensor(param: cst.Param, imports: ImportTable) -> bool:
-    """`x: torch.Tensor`, or optional (`torch.Tensor | None`, `Optional[torch.Tensor]`):
-    a tensor wherever it is used as one."""
-    if param.annotation is None:
-        return False
-    annotation = param.annotation.annotation
-    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
-        sides = [annotation.left, annotation.right]
-    elif (
-        isinstance(annotation, cst.Subscript)
-        and imports.resolve(annotation.value) == "typing.Optional"
-        and len(annotation.slice) == 1
-        and isinstance(annotation.slice[0].slice, cst.Index)
-    ):
-        sides = [annotation.slice[0].slice.value, cst.Name("None")]
-    else:
-        sides = [annotation]
-    tensors = [side for side in sides if imports.resolve(side) == "torch.Tensor"]
-    others = [side for side in sides if not (isinstance(side, cst.Name) and side.value == "None")]
-    return len(tensors) == 1 and len(others) == 1
+    """`x: torch.Tensor`; not an optional one (`torch.Tensor | None`,
+    `Optional[torch.Tensor]`): callers pass None (the default) as often as a tensor, and
+    it is a tensor only where a test proves it is not None (`optional_tensor`)."""
+    return param.annotation is not None and tensor_annotation(param, imports) == "tensor"
 
 
 class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Training):

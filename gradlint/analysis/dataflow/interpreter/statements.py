@@ -24,6 +24,7 @@ from gradlint.analysis.dataflow.interpreter.common import (
     _names_grad,
     _sequence_arithmetic,
     _truth,
+    optional_tensor,
 )
 from gradlint.analysis.dataflow.interpreter.state import Frame, Modules, State, _Edit, join_states
 from gradlint.analysis.dataflow.values import (
@@ -36,6 +37,7 @@ from gradlint.analysis.dataflow.values import (
     Seq,
     Tensor,
     Value,
+    replace,
 )
 from gradlint.analysis.names import dotted
 from gradlint.analysis.walk import iter_nodes
@@ -161,6 +163,7 @@ class Statements:
             then = state.copy()
             then.guarded = state.guarded or test is OPT_IN
             then.env.update(self._narrowed(statement.test, state))
+            then.env.update(_none_tested(statement.test, state, True, self.imports))
             kind = "taken" if truth is True and self._invariant(statement.test) else "if"
             then = self._block_at(Place(kind, statement, 0), statement.body.body, then, frame)
             if then is not None:
@@ -168,6 +171,8 @@ class Statements:
             branches.append(then)
         if truth is not True:
             other = state.copy()
+            other.env.update(_not_tensors(statement.test, self.imports))
+            other.env.update(_none_tested(statement.test, state, False, self.imports))
             orelse = statement.orelse
             outer = self.path
             self.path = (*outer, Place("if", statement, 1))
@@ -463,3 +468,40 @@ class Statements:
             self._bind(target, value.items[iteration], state, frame)
             return
         self._bind(target, _element(value, self.freezes), state, frame)
+
+
+def _not_tensors(test: cst.BaseExpression, imports) -> dict[str, None]:
+    """Names the else branch of `if isinstance(x, torch.Tensor):` knows are not tensors
+    (whatever x was taken for before: an annotation can be wrong)."""
+    tests = narrowing.isinstance_tests(test)
+    if len(tests) != 1 or not isinstance(test, cst.Call):
+        return {}
+    name, classes = tests[0]
+    if len(classes) == 1 and imports.resolve(classes[0]) == "torch.Tensor":
+        return {name: None}
+    return {}
+
+
+def _none_tested(test: cst.BaseExpression, state: State, taken: bool, imports) -> dict:
+    """What `x` is in the branch of `if x is None:` / `if x is not None:` taken when the
+    test is `taken`: None, or (not None) the tensor an optional tensor argument is."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return {}
+    target = test.comparisons[0]
+    if not (isinstance(target.comparator, cst.Name) and target.comparator.value == "None"):
+        return {}
+    if not isinstance(target.operator, cst.Is | cst.IsNot):
+        return {}
+    name = dotted(test.left)
+    if name is None or name not in state.env:
+        return {}
+    is_none = taken == isinstance(target.operator, cst.Is)
+    if is_none:
+        return {name: Const(None)}
+    value = state.env[name]
+    if isinstance(value, Tensor) and not value.is_tensor and value.input_of is not None:
+        params = value.input_of.params
+        for param in [*params.params, *params.kwonly_params]:
+            if param.name.value == value.forward_input and optional_tensor(param, imports):
+                return {name: replace(value, is_tensor=True)}
+    return {}

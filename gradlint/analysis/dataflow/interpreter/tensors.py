@@ -135,10 +135,12 @@ def _recurrent_outputs(kind: str, output: Tensor):
     def piece() -> Tensor:
         return replace(output, storage=new_storage())
 
+    # the output of a whole sequence is transposed back when batch_first (not contiguous)
+    sequence = replace(output, contiguous=False, shape=None)
     if kind in ("torch.nn.RNN", "torch.nn.GRU"):
-        return Seq((output, piece()))
+        return Seq((sequence, piece()))
     if kind == "torch.nn.LSTM":
-        return Seq((output, Seq((piece(), piece()))))
+        return Seq((sequence, Seq((piece(), piece()))))
     if kind == "torch.nn.LSTMCell":
         return Seq((output, piece()))
     return output
@@ -431,6 +433,9 @@ class TorchSemantics:
         if receiver is not None:
             if name in ("to", "type") and explicit is None and call.args:
                 explicit = dtypes.named(call.args[0].value, self.imports)
+                if explicit is None and self._moves_or_casts(call, name) is None:
+                    # `t.to(x.dtype)`, `t.to(other)`: a dtype held in a variable may change it
+                    return replace(result, dtype=None) if isinstance(result, Tensor) else result
             dtype = dtypes.of_method(name, explicit)
             inputs = [receiver, *positional]
         else:
@@ -458,7 +463,10 @@ class TorchSemantics:
                 return replace(result, grad=Grad.UNKNOWN, dtype=dtype)
             if receiver is None or result.storage != receiver.storage:
                 return replace(result, dtype=dtype)
-            return result
+            if receiver.dtype is not None and receiver.dtype != dtype:
+                # a cast to another dtype is a copy (`torch.arange(4).float()`)
+                return replace(result, storage=new_storage(), view=False, dtype=dtype)
+            return replace(result, dtype=dtype)
         paired = name in dtypes.ALWAYS_PAIRED or (
             name in dtypes.PAIRED_WITH_DIM
             and ("dim" in keywords or _is_dim(inputs[1] if len(inputs) > 1 else None))
@@ -703,10 +711,12 @@ class TorchSemantics:
             return receiver  # a cast: its dtype is set by _typed (`t.type()` is a string)
         if method == "is_floating_point" and receiver.dtype in ("int", "bool"):
             return Const(False)
+        if method == "size" and not call.args:
+            return None  # a torch.Size of the dims (the shape flow may know them)
         if method in ("size", "dim", "numel"):
             return AN_INT
         if method in ops.GRAPH_CUT_METHODS:  # `.item()`, `.tolist()`, `.numpy()`
-            return cuts.number(f"`.{method}()`", [receiver])
+            return cuts.number(f"`.{method}()`", [receiver], array=method != "item")
         if method in _NO_GRAD_RESULTS:
             return None
         if method in _DISTRIBUTION_METHODS:
