@@ -359,6 +359,51 @@ def transformers_corpus() -> list[dict]:
     return programs
 
 
+EXAMPLES = Path("/work/cache/oracle_examples")  # pytorch/examples (its .py files)
+# (script, arguments, data stub): each trains a few steps on synthetic data
+TRAINING = [
+    ("mnist/main.py", ["--dry-run", "--epochs", "1", "--batch-size", "8"], "mnist"),
+    ("mnist_rnn/main.py", ["--dry-run", "--epochs", "1", "--batch-size", "8"], "mnist"),
+    ("mnist_forward_forward/main.py", ["--epochs", "2", "--train-size", "64"], "mnist"),
+    ("vae/main.py", ["--epochs", "1", "--batch-size", "16"], "mnist"),
+    ("siamese_network/main.py", ["--dry-run", "--epochs", "1", "--batch-size", "8"], "mnist"),
+    ("regression/main.py", [], None),
+    ("time_sequence_prediction/train.py", ["--steps", "1"], "sine"),
+    ("reinforcement_learning/reinforce.py", [], "gym"),
+    ("reinforcement_learning/actor_critic.py", [], "gym"),
+    ("dcgan/main.py", ["--dataset", "fake", "--dry-run", "--niter", "1", "--batchSize", "4",
+                       "--imageSize", "64", "--ngf", "8", "--ndf", "8"], None),
+    ("word_language_model/main.py", ["--data", "{scratch}/text", "--epochs", "1", "--dry-run",
+                                     "--emsize", "16", "--nhid", "16", "--bptt", "8"], "text"),
+    ("word_language_model/main.py", ["--data", "{scratch}/text", "--epochs", "1", "--dry-run",
+                                     "--model", "Transformer", "--emsize", "16", "--nhid", "16",
+                                     "--nhead", "2", "--bptt", "8"], "text"),
+    ("word_language_model/main.py", ["--data", "{scratch}/text", "--epochs", "1", "--dry-run",
+                                     "--model", "GRU", "--tied", "--emsize", "16",
+                                     "--nhid", "16", "--bptt", "8"], "text"),
+    ("imagenet/main.py", ["--dummy", "-a", "resnet18", "--epochs", "1", "-b", "4",
+                          "--workers", "0", "--print-freq", "1"], None),
+    ("imagenet/main.py", ["--dummy", "-a", "mobilenet_v3_small", "--epochs", "1", "-b", "4",
+                          "--workers", "0", "--print-freq", "1"], None),
+]  # fmt: skip
+
+
+def training_corpus() -> list[dict]:
+    """pytorch/examples' training scripts on synthetic data (stubs: facts_runtime.py)."""
+    if not BENCH_PYTHON.exists() or not EXAMPLES.is_dir():
+        return []
+    programs = []
+    for script, argv, stub in TRAINING:
+        path = EXAMPLES / script
+        folder = path.parent
+        program = _script(path, timeout=60)
+        program["id"] = f"examples:{script} {' '.join(argv)}".strip()
+        program["run"] = {"script": str(path), "argv": argv, "stub": stub}
+        program["watch"] = [str(folder)]
+        programs.append(program)
+    return programs
+
+
 GENERATED = Path(tempfile.gettempdir()) / "gradlint_facts_generated"
 
 
@@ -376,6 +421,7 @@ CORPORA = {
     "timm": timm_corpus,
     "torchvision": torchvision_corpus,
     "transformers": transformers_corpus,
+    "training": training_corpus,
 }
 
 

@@ -300,18 +300,118 @@ def _alarm(signum, frame):
 # -- how each kind of program runs -----------------------------------------------------
 
 
-def _run_script(path: str) -> None:
+def _run_script(path: str, argv: list[str], stub: str | None) -> None:
     folder = str(Path(path).resolve().parent)
-    argv, cwd, syspath = sys.argv, os.getcwd(), list(sys.path)
-    sys.argv = [path]
+    saved_argv, cwd, syspath = sys.argv, os.getcwd(), list(sys.path)
+    modules = dict(sys.modules)
     sys.path.insert(0, folder)
     with tempfile.TemporaryDirectory() as scratch:
         os.chdir(scratch)
+        sys.argv = [path, *(a.replace("{scratch}", scratch) for a in argv)]
         try:
+            if stub is not None:
+                STUBS[stub](scratch)
             runpy.run_path(path, run_name="__main__")
         finally:
-            sys.argv, sys.path[:] = argv, syspath
+            sys.argv, sys.path[:] = saved_argv, syspath
             os.chdir(cwd)
+            for name in set(sys.modules) - set(modules):  # the script's own modules
+                if not name.startswith(("torch", "numpy", "PIL")):
+                    del sys.modules[name]
+            sys.modules.update(modules)
+
+
+# -- data stubs: what a training script reads, made small and synthetic (its code unchanged)
+
+
+def _mnist_stub(scratch: str) -> None:
+    """torchvision's MNIST datasets as 64 random 28x28 images of 10 classes."""
+    import torchvision
+
+    def fake(root=None, train=True, download=False, transform=None, target_transform=None):
+        return torchvision.datasets.FakeData(
+            size=64,
+            image_size=(1, 28, 28),
+            num_classes=10,
+            transform=transform,
+            target_transform=target_transform,
+            random_offset=0 if train else 64,
+        )
+
+    torchvision.datasets.MNIST = fake
+    torchvision.datasets.FashionMNIST = fake
+
+
+class _CartPole:
+    """A gymnasium environment of four observations and two actions, 30 steps long."""
+
+    class spec:
+        reward_threshold = 20.0
+
+    def __init__(self) -> None:
+        self.steps = 0
+
+    def reset(self, seed=None):
+        import numpy
+
+        self.steps = 0
+        return numpy.random.default_rng(seed).normal(size=4).astype("float32"), {}
+
+    def step(self, action):
+        import numpy
+
+        self.steps += 1
+        state = numpy.random.default_rng(self.steps).normal(size=4).astype("float32")
+        return state, 1.0, self.steps >= 30, False, {}
+
+    def render(self):
+        return None
+
+
+def _gym_stub(scratch: str) -> None:
+    import types
+
+    gym = types.ModuleType("gymnasium")
+    gym.make = lambda name, **kwargs: _CartPole()
+    sys.modules["gymnasium"] = sys.modules["gym"] = gym
+
+
+def _text_stub(scratch: str) -> None:
+    """A word-level corpus: train / valid / test of a few hundred words."""
+    folder = Path(scratch) / "text"
+    folder.mkdir()
+    words = [
+        "the",
+        "cat",
+        "sat",
+        "on",
+        "a",
+        "mat",
+        "while",
+        "dogs",
+        "ran",
+        "in",
+        "the",
+        "park",
+        "near",
+        "old",
+        "trees",
+    ]
+    for part, lines in (("train", 60), ("valid", 12), ("test", 12)):
+        text = "\n".join(" ".join(words[i % 7 :] + words[: i % 7]) for i in range(lines))
+        (folder / f"{part}.txt").write_text(text + "\n")
+
+
+def _sine_stub(scratch: str) -> None:
+    """time_sequence_prediction's traindata.pt (generate_sine_wave.py's recipe, smaller)."""
+    import numpy
+
+    rng = numpy.random.default_rng(2)
+    x = numpy.arange(200)[None, :] + rng.integers(-80, 80, size=(12, 1))
+    torch.save(numpy.sin(x / 20.0).astype("float64"), Path(scratch) / "traindata.pt")
+
+
+STUBS = {"mnist": _mnist_stub, "gym": _gym_stub, "text": _text_stub, "sine": _sine_stub}
 
 
 def _backward(output) -> None:
@@ -465,7 +565,7 @@ def _run_transformers(model_type: str) -> None:
 
 def run_program(run: dict) -> None:
     if "script" in run:
-        _run_script(run["script"])
+        _run_script(run["script"], run.get("argv", []), run.get("stub"))
     elif "timm" in run:
         _run_timm(run["timm"])
     elif "torchvision" in run:
