@@ -5,6 +5,7 @@ tensor) the way its finding says."""
 
 import runpy
 import textwrap
+import warnings
 
 from conftest import lint
 
@@ -786,7 +787,15 @@ def test_checkpoint_guarded_by_a_flag_only_is_flagged_and_loses_the_gradients(tm
             raise AssertionError("the checkpointed block gets no gradient")
         """
     )
-    assert "no gradient" in str(_run(tmp_path, run))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        error = _run(tmp_path, run)
+    assert "no gradient" in str(error)
+    # torch's own warnings on this very bug, and nothing else: no `use_reentrant` given,
+    # no input requiring grad
+    said = [str(warning.message) for warning in caught]
+    assert any("Gradients will be None" in text for text in said), said
+    assert all("use_reentrant" in text or "Gradients will be None" in text for text in said)
 
 
 # 2. an attribute that is a dict in one method and a Parameter in another ---------------
