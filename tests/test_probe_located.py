@@ -55,7 +55,8 @@ FILES = {
     """,
     # `unused_proj` is registered and never used; `frozen` is frozen on purpose; `extra`
     # runs only when the constructor asks; the script calls `decoder` itself; `kept` is
-    # silenced by its noqa.
+    # silenced by its noqa; `Direct` runs without `nn.Module.__call__` (no hook sees it
+    # run: the probe cannot tell what it used).
     "unused.py": """
         import torch
         import torch.nn as nn
@@ -69,6 +70,19 @@ FILES = {
 
             def forward(self, x):
                 return self.value(x)
+
+
+        class Direct(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(16, 16)
+                self.spare = nn.Linear(16, 16)
+
+            def __call__(self, x):
+                return self.forward(x)
+
+            def forward(self, x):
+                return self.fc(x)
 
 
         class Net(nn.Module):
@@ -224,9 +238,17 @@ def test_a_layer_forward_never_uses_is_reported_by_name(report):
 
 def test_frozen_branch_only_and_script_read_layers_are_quiet(report):
     """`frozen` requires no grad, `extra` is used on a branch the probe did not take,
-    `decoder` is called by the script, `kept` has a noqa: no finding at their lines."""
+    `decoder` is called by the script, `kept` has a noqa, `spare` is in a module run
+    without `nn.Module.__call__`: no finding at their lines (and no crash)."""
     lines = {f["line"] for f in report["unused.py"]}
-    for stored in ("self.frozen =", "self.extra =", "self.decoder =", "self.kept ="):
+    stored_lines = (
+        "self.frozen =",
+        "self.extra =",
+        "self.decoder =",
+        "self.kept =",
+        "self.spare =",
+    )
+    for stored in stored_lines:
         assert line_of("unused.py", stored) not in lines, stored
 
 

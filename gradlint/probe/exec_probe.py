@@ -369,14 +369,14 @@ class _BackwardSpy:
 _VIEWS = frozenset({"view", "_unsafe_view", "reshape"})
 _VERSION_ERROR = re.compile(r"is at version (?P<now>\d+); expected version (?P<saved>\d+)")
 # `[torch.FloatTensor [2, 8, 8, 8]], which is output 0 of ReluBackward0`: the saved tensor
+_SAVED_SHAPE = re.compile(r"\[torch\.\w+ \[(?P<shape>[\d, ]*)\]\]")
 # `Output 0 of Split is a view and is being modified inplace`: the op that made the view
 _VIEW_NAMED = re.compile(r"\bOutput \d+ of (?P<op>\w+) is a view\b")
-_SAVED_SHAPE = re.compile(r"\[torch\.\w+ \[(?P<shape>[\d, ]*)\]\]")
 EDIT_LIMIT = 1000  # in-place writes one forward records
 OP_LIMIT = 20000  # ops whose inputs one forward records (to find where a graph was cut)
-# `element 0 of tensors does not require grad and does not have a grad_fn`
 # `Mismatch in shape: grad_output[0] has a shape of torch.Size([4]) and output[0] ...`
 _GRADIENT_MISMATCH = re.compile(r"Mismatch in shape: grad_output\[(?P<index>\d+)\]")
+# `element 0 of tensors does not require grad and does not have a grad_fn`
 _NO_GRAD_ELEMENT = re.compile(r"element (?P<index>\d+) of tensors does not require grad")
 
 
@@ -838,6 +838,8 @@ def _never_used(torch, instance, called: set[int], origins: ModuleOrigins) -> li
         )
         if uncalled is None and type(chain[-1]).__module__ != name_of_file:
             continue  # its layer ran: a cut graph or an unused output, not an unused layer
+        if uncalled == 0:
+            continue  # no hook saw the module run (its class overrides `__call__`)
         depth = len(chain) if uncalled is None else uncalled
         owner_at = max(i for i in range(depth) if type(chain[i]).__module__ == name_of_file)
         owner, attribute = chain[owner_at], parts[owner_at]
