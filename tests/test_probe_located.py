@@ -286,7 +286,7 @@ def test_an_inplace_edit_of_a_forbidden_view_names_the_view(report):
     [finding] = [f for f in report["views.py"] if f["code"] == "GL901"]
     assert finding["line"] == line_of("views.py", "head.zero_()")
     view = line_of("views.py", "head = h[:, :2]")
-    assert f"(line {view} made the view)" in finding["detail"]
+    assert f"line {view} made the view" in finding["detail"]
     assert "A view was created in no_grad mode" in finding["probe"]["message"]
 
 
@@ -408,7 +408,7 @@ def test_a_backward_of_a_tensor_without_grad_names_the_cut(backward_errors):
     assert finding.code == "GL901"
     assert lines[finding.line - 1].strip() == "loss.backward()"
     cut = lines.index("    with torch.no_grad():") + 1
-    assert f"(line {cut} cut the graph: it turned grad mode off" in finding.detail
+    assert f"line {cut} cut the graph: it turned grad mode off" in finding.detail
 
 
 def test_a_gradient_of_the_wrong_shape_names_where_it_was_made(backward_errors):
@@ -417,7 +417,7 @@ def test_a_gradient_of_the_wrong_shape_names_where_it_was_made(backward_errors):
     assert finding.code == "GL901"
     assert "autograd.grad(out, x, grad_outputs=relevance)" in lines[finding.line - 1]
     made = lines.index("    return torch.ones_like(x)") + 1
-    assert f"(line {made} made the gradient handed to backward)" in finding.detail
+    assert f"line {made} made the gradient handed to backward" in finding.detail
     assert "grad_output[0] has a shape of torch.Size([1, 1, 12, 12])" in finding.detail
 
 
@@ -431,4 +431,4 @@ def test_a_function_whose_backward_returns_wrong_gradients_is_reported_at_its_re
     assert lines[finding.line - 1].strip() == "return g * ctx.k"
     assert "from what `ScaleGrad.backward` returns here" in finding.message
     applied = next(i for i, line in enumerate(lines, 1) if "ScaleGrad.apply(" in line)
-    assert f"(line {applied} applied the Function)" in finding.detail
+    assert f"line {applied} applied the Function" in finding.detail
