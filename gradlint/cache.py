@@ -8,9 +8,10 @@ never serves stale results), the file's effective settings, its path (findings c
 bytes of the project files it imports (project.py), whose definitions its analysis
 reads. Entries are written atomically (a temporary file renamed over the entry), so
 concurrent runs never read a half-written one. An entry is served only when it names the
-request (the file's path, the hash of its bytes, the hash of the settings and gradlint's
-code) and every field of every finding has its declared type: an entry copied under
-another file's key, or one with `"line": "abc"`, is a miss. JSON, not pickle: a cache
+request (the file's path, the hash of its bytes and of the project files it imports,
+the hash of the settings and gradlint's code) and every field of every finding has its
+declared type: an entry copied under another file's key, or one with `"line": "abc"`,
+is a miss. JSON, not pickle: a cache
 directory checked into a repository must not be able to run code. (Whoever can write the
 directory can still forge a well-formed entry for a request: it holds no secret.)
 
@@ -99,6 +100,7 @@ class EntryKey:
     name: str
     path: str
     source_hash: str
+    index_hash: str  # of index_key: the project files the file imports
 
 
 class ResultCache:
@@ -112,18 +114,24 @@ class ResultCache:
 
     def key(self, path: str, source: bytes) -> EntryKey:
         source_hash = hashed(source).digest()
+        index = index_key(path, source)
         digest = hashed(self._run_key)
-        for part in (os.fsencode(path), source_hash, index_key(path, source)):
+        for part in (os.fsencode(path), source_hash, index):
             digest.update(len(part).to_bytes(8, "little"))
             digest.update(part)
-        return EntryKey(digest.hexdigest(), path, source_hash.hex())
+        return EntryKey(digest.hexdigest(), path, source_hash.hex(), hashed(index).hexdigest())
 
     def _entry(self, key: EntryKey) -> Path:
         return self.directory / key.name[:2] / key.name
 
     def _request(self, key: EntryKey) -> dict:
         """What an entry records of the request it answers (`get` compares it)."""
-        return {"path": key.path, "source": key.source_hash, "settings": self._run_key.hex()}
+        return {
+            "path": key.path,
+            "source": key.source_hash,
+            "imports": key.index_hash,
+            "settings": self._run_key.hex(),
+        }
 
     def get(self, key: EntryKey) -> list[Diagnostic] | None:
         """The findings stored under `key`, or None: absent, unreadable, corrupt, made for

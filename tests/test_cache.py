@@ -231,3 +231,31 @@ def test_an_entry_with_an_ill_typed_field_is_a_miss(project, capsys, fmt, field,
     captured = capsys.readouterr()
     assert (code, captured.err) == (1, "")
     assert "GL303" in captured.out and "bad.py" in captured.out
+
+
+def test_an_entry_copied_from_before_an_imported_file_changed_is_a_miss(
+    project, capsys, monkeypatch
+):
+    """Same file, same bytes, but the project files it imports changed: its old entry,
+    copied to the new key, is not served."""
+
+    def entries_of_bad() -> list[Path]:
+        found = (project / ".gradlint_cache").rglob("*")
+        return [
+            entry
+            for entry in found
+            if entry.is_file()
+            and entry.name not in ("CACHEDIR.TAG", ".gitignore")
+            and json.loads(entry.read_bytes())["request"]["path"] == "bad.py"
+        ]
+
+    lint(capsys, ".")
+    [old] = entries_of_bad()
+    stale = json.loads(old.read_bytes())
+    stale["diagnostics"] = []  # what the entry of an earlier state could say
+    monkeypatch.setattr(cache_module, "index_key", lambda path, source: b"an import changed")
+    monkeypatch.setattr(runner, "_caches", {})
+    lint(capsys, ".")
+    [new] = [entry for entry in entries_of_bad() if entry != old]
+    new.write_text(json.dumps(stale))
+    assert lint(capsys, ".") == (1, [("bad.py", "GL303")])
