@@ -428,6 +428,8 @@ def noqa_edit(spans: dict[int, tuple[int, int]], lines: list[str], d: Diagnostic
 
 
 class _Protocol(LanguageServerProtocol):
+    """pygls' protocol, less the empty `executeCommandProvider` it always advertises."""
+
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):
         result = yield from super().lsp_initialize(params)
