@@ -1166,3 +1166,38 @@ def test_hard_coded_batch_outside_tests_or_never_called_is_flagged(tmp_path):
     assert [(d.line, d.code) for d in lint(uncalled, path="tests/test_toy.py")] == [(11, "GL403")]
     run = TOY_MODEL_TEST + "\n\nToyModel()(torch.randn(3, 4, 4))\n"
     assert "shape '[8, 16]' is invalid" in str(_run(tmp_path, run))
+
+
+# a misspelled `requiresGrad = True` on a parameter that already requires grad ----------
+
+LEARNABLE_SIGMOID = """\
+import torch
+import torch.nn as nn
+
+
+class LearnableSigmoid(nn.Module):
+    def __init__(self, in_features=257):
+        super().__init__()
+        self.slope = nn.Parameter(torch.ones(in_features){flag})
+        self.slope.requiresGrad = True  # set requiresGrad to true!
+
+    def forward(self, x):
+        return 1.2 * torch.sigmoid(self.slope * x)
+"""
+
+
+def test_misspelled_flag_set_true_on_a_trainable_parameter_is_quiet():
+    assert _findings(LEARNABLE_SIGMOID.format(flag="")) == []
+
+
+def test_misspelled_flag_meant_to_unfreeze_a_frozen_parameter_is_flagged(tmp_path):
+    source = LEARNABLE_SIGMOID.format(flag=", requires_grad=False")
+    assert _findings(source) == [(9, "GL204")]
+    run = source + textwrap.dedent(
+        """
+
+        if not LearnableSigmoid(3).slope.requires_grad:
+            raise AssertionError("the misspelled flag left the parameter frozen")
+        """
+    )
+    assert "left the parameter frozen" in str(_run(tmp_path, run))

@@ -9,6 +9,7 @@ import libcst as cst
 
 from gradlint import fixes
 from gradlint.analysis.dataflow import Grad
+from gradlint.analysis.dataflow.values import Tensor
 from gradlint.analysis.names import dotted
 from gradlint.analysis.torch_ops import (
     CHECKPOINT_FUNCTIONS,
@@ -109,6 +110,8 @@ class RequiresGradKeywordChecker(Checker):
             name = attribute.attr.value
             if dotted(attribute.value) == "self":
                 continue  # a setting of the project's own class, not a tensor flag
+            if self._already_requires_grad(attribute.value, node.value):
+                continue  # `p.requiresGrad = True` on a parameter that requires grad: no-op
             if is_requires_grad_typo(name) and name not in self._attributes_read:
                 self.report(
                     attribute.attr,
@@ -125,6 +128,20 @@ class RequiresGradKeywordChecker(Checker):
                     witness=_attribute_witness(name),
                     fix=_spelling_fix(self.file, attribute.attr),
                 )
+
+    def _already_requires_grad(self, owner: cst.BaseExpression, value) -> bool:
+        """`True` set on an nn.Parameter the dataflow shows requiring grad: whatever the
+        spelling, the flag it meant to set already holds."""
+        if _literal_bool(value) is not True:
+            return False
+        written = self.file.code_for(owner)
+        return any(
+            f"{event.written}.{event.attr}" == written
+            and isinstance(event.value, Tensor)
+            and event.value.described == "parameter"
+            and event.value.grad is Grad.LEAF
+            for event in self.file.dataflow.module_attributes
+        )
 
     @cached_property
     def _attributes_read(self) -> frozenset[str]:
