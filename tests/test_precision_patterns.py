@@ -1201,3 +1201,40 @@ def test_misspelled_flag_meant_to_unfreeze_a_frozen_parameter_is_flagged(tmp_pat
         """
     )
     assert "left the parameter frozen" in str(_run(tmp_path, run))
+
+
+# a backward under `if loss.requires_grad:` in code also run under no_grad ---------------
+
+TRAIN_AND_EVAL = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+model = nn.Linear(4, 3)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def forward_backward_log(batch, labels):
+    loss = F.cross_entropy(model(batch), labels)
+    {backward}
+    return loss.detach()
+
+
+for step in range(3):
+    opt.zero_grad()
+    forward_backward_log(torch.randn(8, 4), torch.randint(0, 3, (8,)))
+    opt.step()
+    with torch.no_grad():
+        forward_backward_log(torch.randn(8, 4), torch.randint(0, 3, (8,)))
+"""
+
+
+def test_backward_guarded_by_the_losss_requires_grad_is_quiet():
+    guarded = "if loss.requires_grad:\n        loss.backward()"
+    assert _findings(TRAIN_AND_EVAL.format(backward=guarded)) == []
+
+
+def test_unguarded_backward_in_code_also_run_under_no_grad_is_flagged(tmp_path):
+    source = TRAIN_AND_EVAL.format(backward="loss.backward()")
+    assert _findings(source) == [(11, "GL202")]
+    assert "does not require grad" in str(_run(tmp_path, source))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gradlint.analysis.dataflow import Cut, Grad, Tensor, graphs, optimizers
+from gradlint.analysis.walk import iter_nodes
 from gradlint.checks import Checker
 from gradlint.diagnostic import Witness, headline
 
@@ -176,6 +177,8 @@ class BackwardWithoutGraphChecker(Checker):
             value = call.value
             if value is None or value.grad is not Grad.OFF or call.node in reported:
                 continue  # (a loss cut by .item() / .detach() is GL201 / GL202 at the cut)
+            if self._runs_only_with_grad(call.node):
+                continue  # the same code serves a no_grad evaluation, where it is skipped
             if value.no_grad_made:
                 why = "{loss} was computed with grad mode off"
                 how = (
@@ -202,6 +205,30 @@ class BackwardWithoutGraphChecker(Checker):
                 witness=witness,
                 detail=f'{how} Backward raises "{NO_GRAD_LOSS_ERROR}". {advice}',
             )
+
+    def _runs_only_with_grad(self, node: cst.CSTNode) -> bool:
+        """The backward is in the body of `if loss.requires_grad:` (`and` other tests) of a
+        tensor it differentiates: where grad mode was off the branch is not taken."""
+        names = {n.value for n in iter_nodes(node) if isinstance(n, cst.Name)}
+        for statement in iter_nodes(self.file.module):
+            if not isinstance(statement, cst.If):
+                continue
+            tested = {
+                conjunct.value.value
+                for conjunct in _conjuncts(statement.test)
+                if isinstance(conjunct, cst.Attribute)
+                and conjunct.attr.value == "requires_grad"
+                and isinstance(conjunct.value, cst.Name)
+            }
+            if tested & names and any(n is node for n in iter_nodes(statement.body)):
+                return True
+        return False
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return [*_conjuncts(test.left), *_conjuncts(test.right)]
+    return [test]
 
 
 _NO_GRAD_WITNESS = Witness(
