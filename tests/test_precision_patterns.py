@@ -1238,3 +1238,53 @@ def test_unguarded_backward_in_code_also_run_under_no_grad_is_flagged(tmp_path):
     source = TRAIN_AND_EVAL.format(backward="loss.backward()")
     assert _findings(source) == [(11, "GL202")]
     assert "does not require grad" in str(_run(tmp_path, source))
+
+
+# a checkpointed staticmethod that only calls torch functions --------------------------
+
+KERNEL_LOSS = """\
+import torch
+import torch.nn as nn
+import torch.utils.checkpoint
+
+
+class MMDLoss(nn.Module):
+    def __init__(self, radii=(1.0, 4.0)):
+        super().__init__()
+        self.radii = radii
+        self.proj = nn.Linear(3, 3)
+
+    @staticmethod
+    def _kernel({params}):
+        {body}
+
+    def forward(self, x, y):
+        dxy = torch.cdist(x, y)
+        loss = 0.0
+        for r in self.radii:
+            loss += torch.utils.checkpoint.checkpoint(self._kernel, {args})
+        return loss
+"""
+
+
+def test_checkpointed_torch_only_staticmethod_is_quiet():
+    source = KERNEL_LOSS.format(
+        params="d, r", body="return torch.exp((-0.5 / r) * d).sum()", args="dxy, r"
+    )
+    assert _findings(source) == []
+
+
+def test_checkpointed_staticmethod_running_a_module_is_flagged(tmp_path):
+    source = KERNEL_LOSS.format(
+        params="layer, d, r", body="return torch.exp(-layer(d) / r).sum()", args="self.proj, dxy, r"
+    )
+    assert _findings(source) == [(20, "GL205")]
+    run = source + textwrap.dedent(
+        """
+
+        loss = MMDLoss()(torch.randn(3, 4), torch.randn(3, 4))
+        if not loss.requires_grad:
+            raise AssertionError("the checkpointed layer gets no gradient")
+        """
+    )
+    assert "no gradient" in str(_run(tmp_path, run))

@@ -269,6 +269,39 @@ class CheckpointReentrantChecker(Checker):
     def leave_IfExp(self, node: cst.IfExp) -> None:
         self._ifs.pop()
 
+    def _checkpoints_a_pure_function(self, call: cst.Call) -> bool:
+        """The checkpointed function is a staticmethod of the enclosing class that only
+        calls torch functions (`self._exp_kernel` = `torch.exp(-d / r).sum()`): no
+        parameter is inside to lose its gradient, so both variants agree."""
+        function = call.args[0].value if call.args and not call.args[0].keyword else None
+        if not (
+            isinstance(function, cst.Attribute)
+            and dotted(function.value) == "self"
+            and self.scope.classes
+        ):
+            return False
+        method = self.scope.classes[-1].methods.get(function.attr.value)
+        static = method is not None and any(
+            dotted(decorator.decorator) == "staticmethod" for decorator in method.decorators
+        )
+        if not static:
+            return False
+        parameters = {param.name.value for param in method.params.params}
+        for node in iter_nodes(method.body):
+            if isinstance(node, cst.Name) and node.value == "self":
+                return False
+            if not isinstance(node, cst.Call):
+                continue
+            qualified = self.resolve(node.func) or ""
+            on_result = isinstance(node.func, cst.Attribute) and not isinstance(
+                node.func.value, cst.Name
+            )
+            if not (qualified.startswith("torch.") or on_result):
+                return False
+            if isinstance(node.func, cst.Name) and node.func.value in parameters:
+                return False
+        return True
+
     def _input_requires_grad(self, call: cst.Call) -> bool:
         """The call runs only in the arm of an `if` (statement or expression) whose test
         requires `x.requires_grad` of one of the checkpointed inputs: with an input that
@@ -317,7 +350,7 @@ class CheckpointReentrantChecker(Checker):
             isinstance(flag.value, cst.Name) and flag.value.value == "None"
         ):
             return
-        if self._input_requires_grad(node):
+        if self._input_requires_grad(node) or self._checkpoints_a_pure_function(node):
             return
         short = qualified.rsplit(".", 1)[-1]
         self.report(
