@@ -287,7 +287,7 @@ def _runtime_error(
     parts = [f"Its message: {first}."] if headline == said else []
     related = "; ".join(f"{where(n)} {part}" for n, part in failure.related)
     if related:
-        parts.append(f"Related lines: {related}.")
+        parts.append(f"Lines involved ({related}).")
     parts.append(f"The code probe ran {failure.context}; no finding explains it.")
     return Diagnostic(
         path=path,
