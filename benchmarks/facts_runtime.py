@@ -439,7 +439,7 @@ def _backward(output) -> None:
 _TIMM_TOO_BIG = ("huge", "large", "giant", "so400m", "_xl", "154", "deepseek", "gemma4", "qwen3")
 
 
-def timm_models(per_family: int = 2) -> list[str]:
+def timm_models(per_family: int = 1) -> list[str]:
     """Up to `per_family` small architectures of each timm model file."""
     import timm
     from timm.models import _registry
