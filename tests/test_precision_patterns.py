@@ -1288,3 +1288,46 @@ def test_checkpointed_staticmethod_running_a_module_is_flagged(tmp_path):
         """
     )
     assert "no gradient" in str(_run(tmp_path, run))
+
+
+# an EMA copy whose parameters `detach_()` took out of autograd (pytorch-ignite's
+# EMAHandler, first seen 2026-11-28) --------------------------------------------------
+
+EMA_HANDLER = """\
+from copy import deepcopy
+
+import torch
+import torch.nn as nn
+
+
+class EMAHandler:
+    def __init__(self, model, momentum=0.0002):
+        self.momentum = momentum
+        self.model = model
+        self.ema_model = deepcopy(self.model)
+{detach}
+    def update(self):
+        momentum = self.momentum
+        for ema_p, model_p in zip(self.ema_model.parameters(), self.model.parameters()):
+            ema_p.mul_(1.0 - momentum).add_(model_p.data, alpha=momentum)
+
+
+handler = EMAHandler(nn.Linear(4, 2))
+handler.update()
+"""
+DETACHED = """\
+        for param in self.ema_model.parameters():
+            param.detach_()
+"""
+
+
+def test_ema_parameters_detached_in_place_are_quiet(tmp_path):
+    source = EMA_HANDLER.format(detach=DETACHED)
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None  # torch agrees: they no longer require grad
+
+
+def test_ema_parameters_left_attached_are_flagged(tmp_path):
+    source = EMA_HANDLER.format(detach="")
+    assert set(_findings(source)) == {(16, "GL101")}  # `mul_` and the chained `add_`
+    assert "leaf Variable that requires grad" in str(_run(tmp_path, source))

@@ -40,8 +40,9 @@ def modules(obj: Obj, seen: set[int] | None = None):
 def loop_flag(loop: cst.For, truth: Callable[[cst.BaseExpression], bool | None]) -> bool | None:
     """For `for p in m.parameters(): ...` (or `for n, p in m.named_parameters()`): False
     when every iteration switches `p` off (an unconditional `p.requires_grad = False` /
-    `p.requires_grad_(False)`), True when the body switches requires_grad some other way
-    (on, under a condition, with a run-time flag), None when it does not touch it.
+    `p.requires_grad_(False)` / `p.detach_()`), True when the body switches requires_grad
+    some other way (on, under a condition, with a run-time flag), None when it does not
+    touch it.
     `truth` evaluates a flag expression."""
     target = loop.target
     if isinstance(target, cst.Tuple) and len(target.elements) == 2:  # named_parameters()
@@ -89,6 +90,13 @@ def _switch(node: cst.CSTNode, name: str, truth):
         and dotted(node.func.value) == name
     ):
         return truth(node.args[0].value) if node.args else True
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "detach_"
+        and dotted(node.func.value) == name
+    ):
+        return False  # a leaf detached in place no longer requires grad
     return _NONE
 
 

@@ -157,6 +157,8 @@ class CallScan(cst.CSTVisitor):
         calls.clears = calls.clears or _clears_gradients(node)
         if last == "requires_grad_" and node.args and literal_bool(node.args[0].value) is False:
             self.freezes = True
+        if last == "detach_":  # a leaf detached in place stops requiring grad
+            self.freezes = True
         if self.stack[-1] is not None and last[:1].isupper():
             self.built_inside.add(last)
         if last == "mark_dirty" and self.stack[-1] is not None:
