@@ -7,6 +7,7 @@ import runpy
 import textwrap
 import warnings
 
+import pytest
 from conftest import lint
 
 
@@ -1287,7 +1288,11 @@ def test_checkpointed_staticmethod_running_a_module_is_flagged(tmp_path):
             raise AssertionError("the checkpointed layer gets no gradient")
         """
     )
-    assert "no gradient" in str(_run(tmp_path, run))
+    with pytest.warns(UserWarning) as warned:  # torch's own warnings of the bug
+        assert "no gradient" in str(_run(tmp_path, run))
+    said = " ".join(str(w.message) for w in warned)
+    assert "use_reentrant parameter should be passed" in said
+    assert "None of the inputs have requires_grad=True" in said
 
 
 # an EMA copy whose parameters `detach_()` took out of autograd (pytorch-ignite's
