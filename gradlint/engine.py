@@ -14,9 +14,9 @@ from functools import cache, lru_cache
 import libcst as cst
 
 from gradlint import project, speedups
-from gradlint.analysis import walk
 from gradlint.analysis.walk import (
     defines_hook,
+    iter_nodes,
     node_classes,
     skipped,
     visit,
@@ -606,6 +606,6 @@ def _piece(text: str) -> tuple[tuple[cst.BaseStatement, ...], int, frozenset]:
     with speedups.unvalidated():
         body = cst.parse_module(text).body
     functions = frozenset(
-        node for node in walk.iter_nodes(cst.Module(body=body)) if type(node) is cst.FunctionDef
+        node for node in iter_nodes(cst.Module(body=body)) if type(node) is cst.FunctionDef
     )
     return body, cst.Module(body=body).code.count("\n"), functions

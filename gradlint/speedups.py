@@ -22,6 +22,7 @@ installed ones are not listed there, so a new release is verified before it is t
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import threading
@@ -78,8 +79,6 @@ def _constructor_source(cls: type) -> tuple[str, dict] | None:
     """The source of an `__init__` equivalent to the one `dataclasses` wrote for `cls`,
     and the names it reads; None when `cls` does not have one or has a field this
     generator does not model."""
-    import dataclasses
-
     init = cls.__dict__.get("__init__")
     if init is None or getattr(init, "__code__", None) is None:
         return None
@@ -115,16 +114,13 @@ def _constructor_source(cls: type) -> tuple[str, dict] | None:
 
 def _install_constructors(classes: list[type]) -> None:
     """Give each slotted node class its cheaper `__init__`."""
-    import dataclasses
-
-    generated = []
     for cls in classes:
         if "__slots__" not in cls.__dict__ or not dataclasses.is_dataclass(cls):
             continue  # the parser builds only slotted dataclasses
         found = _constructor_source(cls)
-        if found is not None:
-            generated.append((cls, *found))
-    for cls, source, namespace in generated:
+        if found is None:
+            continue
+        source, namespace = found
         exec(compile(source, f"<gradlint.speedups {cls.__name__}>", "exec"), namespace)
         function = namespace["__init__"]
         function.__qualname__ = f"{cls.__qualname__}.__init__"
