@@ -9,16 +9,15 @@ not parse is dropped, and a file that does not parse (GL001) is never touched.
 from __future__ import annotations
 
 import difflib
-import io
 import os
 import stat
 import tempfile
-import tokenize
 from dataclasses import dataclass, field
 
 from gradlint.config import Config
 from gradlint.diagnostic import Diagnostic, Edit, Fix
 from gradlint.fixes import line_starts
+from gradlint.guard import declared_encoding
 
 MAX_ROUNDS = 10
 
@@ -95,22 +94,12 @@ class FixOutcome:
         return self.text != self.original
 
 
-def source_encoding(source: bytes) -> str | None:
-    """The declared encoding of a Python file, if its bytes decode with it."""
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-        source.decode(encoding)
-    except (SyntaxError, LookupError, UnicodeDecodeError):
-        return None
-    return encoding
-
-
 def fix_source(path: str, source: bytes, config: Config, unsafe: bool = False) -> FixOutcome:
     """Fix one file's bytes (read from `path` or stdin) in rounds, see the module doc."""
     from gradlint.engine import parse
     from gradlint.runner import lint_file
 
-    encoding = source_encoding(source)
+    encoding = declared_encoding(source)
     result = lint_file(path, config, source)
     text = original = source.decode(encoding) if encoding else ""
     outcome = FixOutcome(path, original, original, [], result.diagnostics, result.internal_errors)
@@ -142,7 +131,7 @@ def fix_source(path: str, source: bytes, config: Config, unsafe: bool = False) -
 
 
 def encode_like(outcome: FixOutcome, source: bytes) -> bytes:
-    return outcome.text.encode(source_encoding(source) or "utf-8")
+    return outcome.text.encode(declared_encoding(source) or "utf-8")
 
 
 def unified_diff(outcome: FixOutcome) -> str:

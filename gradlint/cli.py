@@ -202,9 +202,9 @@ def _fix(args: argparse.Namespace, configs: Resolver, result, stdin) -> int | No
 
 
 def _encoding(source: bytes) -> str:
-    from gradlint.autofix import source_encoding
+    from gradlint.guard import declared_encoding
 
-    return source_encoding(source) or "utf-8"
+    return declared_encoding(source) or "utf-8"
 
 
 def _fix_summary(fixed: list[Diagnostic], verb: str) -> str:

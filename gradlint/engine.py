@@ -28,7 +28,14 @@ from gradlint.config import DEFAULT_MAX_DEPTH, Config
 from gradlint.depth import NOTEBOOK_FLAGS, compile_file, compiles_within, deeper_than, is_utf8
 from gradlint.diagnostic import Diagnostic
 from gradlint.filecontext import FileContext
-from gradlint.guard import MESSAGE_LIMIT, deep_call, from_bom, in_child, internal_error
+from gradlint.guard import (
+    MESSAGE_LIMIT,
+    declared_encoding,
+    deep_call,
+    from_bom,
+    in_child,
+    internal_error,
+)
 from gradlint.notebook import SUFFIX as NOTEBOOK_SUFFIX
 
 TYPE_CHECKING = False  # not `typing`'s
@@ -65,17 +72,7 @@ def is_python_text(source: bytes) -> bool:
     or as the coding cookie of their first two lines says."""
     if b"\0" in source:
         return False
-    if is_utf8(source):
-        return True
-    import io
-    import tokenize
-
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
-        source.decode(encoding)
-    except (SyntaxError, LookupError, UnicodeDecodeError):
-        return False
-    return True
+    return is_utf8(source) or declared_encoding(source) is not None
 
 
 def parsed_at_all(source: bytes) -> bool:

@@ -50,6 +50,20 @@ def from_bom(source: bytes) -> bytes:
     return source
 
 
+def declared_encoding(source: bytes) -> str | None:
+    """The encoding Python reads a file's bytes with (UTF-8, or its coding cookie), when
+    the bytes decode with it; None when they do not."""
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        source.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError):
+        return None
+    return encoding
+
+
 _deep_lock = threading.Lock()
 
 
