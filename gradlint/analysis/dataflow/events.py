@@ -196,6 +196,16 @@ class GradRead:
     value: Tensor
 
 
+@dataclass(eq=False)
+class ArrayOfGrad:
+    """A tensor that requires grad handed to numpy (`t.numpy()`, `np.array(t)`,
+    `np.mean([loss, ...])`) in a run from the file's own code: torch raises."""
+
+    node: cst.Call
+    how: str  # "`.numpy()`", "`numpy.mean(...)`"
+    value: Tensor  # the tensor requiring grad
+
+
 @dataclass(frozen=True)
 class ModuleCall:
     """`model(x)`: an instance of a module class of the file called on `arguments` (the

@@ -118,6 +118,10 @@ _STAR = Const(_Marker("*args"))
 
 
 _NO_BODY = Body(None, None, False, None)
+# numpy functions that convert a tensor argument itself into an array
+_NUMPY_CONSTRUCTORS = frozenset(
+    {"numpy.array", "numpy.asarray", "numpy.asanyarray", "numpy.ascontiguousarray"}
+)
 
 
 def _held(value) -> frozenset[int] | None:
@@ -272,6 +276,8 @@ class Calls:
                 return Const(_MATH_OF_NUMBERS[qualified](number))
         if qualified is not None and qualified.startswith(("numpy.", "math.")):
             values = [*args[0], *args[1].values()]
+            if qualified.count(".") == 1 and args[0]:
+                self._numpy_function(call, qualified, args[0][0], frame)
             if any(isinstance(v, Tensor | Number) for v in values):
                 return cuts.number(f"`{qualified}(...)`", values, qualified.startswith("numpy."))
         if isinstance(func, cst.Name) and func.value not in state.env:
@@ -354,6 +360,13 @@ class Calls:
     def _truth_of(self, state: State, frame: Frame) -> Callable[[cst.BaseExpression], bool | None]:
         """What an expression's value is as a condition, here (None: unknown)."""
         return lambda node: _truth(self.eval(node, state, frame))
+
+    def _numpy_function(self, call: cst.Call, qualified: str, first, frame: Frame) -> None:
+        """`np.mean([loss, ...])`, `np.array(t)`: numpy turns a list or tuple into an
+        array item by item, and its array constructors turn a tensor into one; other
+        functions given a tensor call its own method (`np.mean(t)` is `t.mean(axis=...)`)."""
+        if isinstance(first, Seq) or qualified in _NUMPY_CONSTRUCTORS:
+            self._to_numpy(call, f"`{qualified}(...)`", [first], frame)
 
     def _iteration(self, builtin: str, positional: list):
         """`enumerate(v)`, `zip(a, b)`, `list(v)`, ...: a sequence of what iterating yields."""

@@ -17,6 +17,7 @@ from gradlint.analysis.dataflow import (
     summaries,
 )
 from gradlint.analysis.dataflow.events import (
+    ArrayOfGrad,
     BackwardCall,
     Body,
     BuiltInForward,
@@ -99,6 +100,7 @@ class FileFacts:
         self.applied: list[FunctionApplied] = []
         self.returns: list[Returned] = []
         self.grad_reads: list[GradRead] = []
+        self.arrays_of_grad: list[ArrayOfGrad] = []  # torch raises at each
         self.checkpoints: list[CheckpointCall] = []
         self.built_in_forward: list[BuiltInForward] = []
         self.training: list[TrainingEvent] = []  # backward / step / zero_grad ... in order

@@ -18,6 +18,7 @@ from gradlint.analysis.dataflow import (
     views,
 )
 from gradlint.analysis.dataflow.events import (
+    ArrayOfGrad,
     BuiltInForward,
     CheckpointCall,
     CutFed,
@@ -323,6 +324,20 @@ class TorchSemantics:
         if _is_module_wrapper(qualified) and isinstance(wrapped, Obj):
             obj.attrs["module"] = wrapped  # `nn.DataParallel(m)` registers m as `.module`
         return obj
+
+    def _to_numpy(self, call: cst.Call, how: str, values: list, frame: Frame) -> None:
+        """`values` handed to numpy at `call`: a tensor among them (or among the items of
+        a list or tuple of them, also one a loop grew) that requires grad is an error
+        torch raises, recorded when the run is the file's own (a function run on its own
+        assumes its grad mode: its caller may hold no_grad)."""
+        if frame.body.standalone is not None:
+            return
+        for value in values:
+            items = value.items if isinstance(value, Seq) else (value,)
+            for item in items:
+                if isinstance(item, Tensor) and item.grad in (Grad.ON, Grad.LEAF):
+                    self.facts.arrays_of_grad.append(ArrayOfGrad(call, how, item))
+                    return
 
     def _apply(self, facts, label: str, spelled: str | None, inputs: list, state: State):
         """A torch op on `inputs` (function-form positions): what torch's own facts say it
@@ -716,6 +731,8 @@ class TorchSemantics:
         if method in ("size", "dim", "numel"):
             return AN_INT
         if method in ops.GRAPH_CUT_METHODS:  # `.item()`, `.tolist()`, `.numpy()`
+            if method == "numpy" and not call.args:  # (`numpy(force=True)` detaches)
+                self._to_numpy(call, "`.numpy()`", [receiver], frame)
             return cuts.number(f"`.{method}()`", [receiver], array=method != "item")
         if method in _NO_GRAD_RESULTS:
             return None
@@ -844,20 +861,29 @@ class TorchSemantics:
         elif isinstance(extended, Seq):
             self._grown_attribute(node, expr, [*sequence.items, *extended.items], state, frame)
         name = dotted(expr)
-        if name is None or name not in state.env:
-            return
-        if not sequence.any_length and method == "append":  # `layers.append(conv)`
-            state.env[name] = Seq((*sequence.items, extended))
+        owner = None
+        if name not in state.env and isinstance(expr, cst.Attribute):
+            owner = self._peek(expr.value, state, frame)  # `self.losses.append(loss)`
+            if not isinstance(owner, Obj) or owner.attrs.get(expr.attr.value) is not sequence:
+                return
+        elif name is None or name not in state.env:
             return
         exact = isinstance(extended, Seq) and not extended.any_length
-        if not sequence.any_length and method == "extend" and exact:
-            state.env[name] = Seq(sequence.items + extended.items)
-            return
-        added = positional[-1:] if method != "extend" else [_element(extended, self.freezes)]
-        item = None
-        for position, value in enumerate([*sequence.items, *added]):
-            item = value if position == 0 else join(item, value)
-        state.env[name] = Seq((item,), any_length=True)
+        if not sequence.any_length and method == "append":  # `layers.append(conv)`
+            grown = Seq((*sequence.items, extended))
+        elif not sequence.any_length and method == "extend" and exact:
+            grown = Seq(sequence.items + extended.items)
+        else:
+            added = positional[-1:] if method != "extend" else [_element(extended, self.freezes)]
+            item = None
+            for position, value in enumerate([*sequence.items, *added]):
+                item = value if position == 0 else join(item, value)
+            grown = Seq((item,), any_length=True)
+        if owner is None:
+            state.env[name] = grown
+        else:
+            self._changed(owner)
+            owner.attrs[expr.attr.value] = grown
 
     def _written_into(self, target, sources: list, state: State, frame: Frame) -> None:
         """An in-place write of `sources` into `target`: a tensor that needed no grad
