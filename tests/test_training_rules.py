@@ -221,6 +221,59 @@ def test_conditional_step_and_inner_loop_accumulation_are_quiet():
     )
 
 
+GUARDED_STEP = """
+import math
+
+import torch
+from torch.nn.utils import clip_grad_norm_
+
+
+def train(model, optimizer, loader):
+    {before}
+    for batch_idx, (x, y) in enumerate(loader):
+        loss = (model(x) - y).pow(2).mean()
+        {clear}
+        loss.backward()
+        grad_norm = clip_grad_norm_(model.parameters(), 5.0)
+        if {guard}:
+            optimizer.step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("guard", "before", "clear", "expected"),
+    [
+        # a guard meant to pass (wekws#73: a finite norm), and nothing ever clears
+        ("torch.isfinite(grad_norm)", "", "", ["GL503"]),
+        ("not math.isnan(loss.item())", "", "", ["GL503"]),
+        ("torch.isfinite(grad_norm)", "", "optimizer.zero_grad()", []),
+        # cleared once before the loop: stepping once per call is what is meant
+        ("torch.isfinite(grad_norm)", "optimizer.zero_grad()", "", []),
+        # a schedule over the loop's passes: accumulation on purpose
+        ("batch_idx == len(loader) - 1", "", "", []),
+        ("(batch_idx + 1) % 4 == 0", "", "", []),
+    ],
+)
+def test_step_under_a_guard_with_gradients_never_cleared(guard, before, clear, expected):
+    assert codes(GUARDED_STEP.format(guard=guard, before=before, clear=clear)) == expected
+
+
+def test_step_counted_by_the_loop_itself_is_a_schedule():
+    assert not codes(
+        """
+        import torch
+
+        def train(model, loader, optimizer, accum):
+            seen = 0
+            for x, y in loader:
+                model(x).sum().backward()
+                seen += 1
+                if seen % accum == 0:
+                    optimizer.step()
+        """
+    )
+
+
 def test_scheduler_step_is_not_an_optimizer_step():
     assert not codes(
         """

@@ -64,6 +64,42 @@ def _call_in(inner: tuple[Place, ...]) -> cst.CSTNode | None:
     return next((place.node for place in inner if place.kind == "call"), None)
 
 
+def _names(node: cst.CSTNode) -> set[str]:
+    """The names and dotted attributes `node` reads (`i`, `self.step`)."""
+    found = set()
+    for child in iter_nodes(node):
+        if isinstance(child, cst.Name):
+            found.add(child.value)
+        elif isinstance(child, cst.Attribute) and (name := dotted(child)) is not None:
+            found.add(name)
+    return found
+
+
+def _counters(loop: cst.CSTNode) -> set[str]:
+    """What counts the loop's passes: the target of `for i in range(...)`, the index of
+    `for i, item in enumerate(...)`, names its body increments (`i += 1`), and names
+    assigned from those (`step = epoch * n + i`)."""
+    found = set()
+    if isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call):
+        iterated = dotted(loop.iter.func)
+        if iterated == "range":
+            found |= _names(loop.target)
+        elif iterated == "enumerate" and isinstance(loop.target, cst.Tuple):
+            found |= _names(loop.target.elements[0].value)
+    assigned = []
+    for child in iter_nodes(loop.body):
+        if isinstance(child, cst.AugAssign):
+            found |= _names(child.target)
+        elif isinstance(child, cst.Assign):
+            assigned.append(child)
+    for _ in range(2):
+        for child in assigned:
+            if _names(child.value) & found:
+                for target in child.targets:
+                    found |= _names(target.target)
+    return found
+
+
 @dataclass
 class _Step:
     """An optimizer's `step()`: the event, the optimizer as written and its value."""
@@ -206,6 +242,12 @@ class _Run:
             if not s.with_closure and not self.restarts_each_iteration(loop, s)
         ]
         uncleared = [s for s in steps if not self.clears_gradients(loop, s)]
+        uncleared += [
+            s
+            for s in self.guarded_steps(loop)
+            if not s.with_closure and not self.restarts_each_iteration(loop, s)
+            if not self.ever_cleared(s)
+        ]
         if not backwards or not uncleared:
             return
         step = uncleared[0]
@@ -232,6 +274,35 @@ class _Run:
                 "and zero_grad under the same condition)."
             ),
             fix=self._zero_grad_fix(loop, step.optimizer) if own else None,
+        )
+
+    def guarded_steps(self, loop: cst.CSTNode) -> list[_Step]:
+        """Steps of the loop's first pass under `if`s of the loop's own body whose tests
+        read nothing the loop binds or counts (`if torch.isfinite(grad_norm):`): a guard
+        meant to pass, not a schedule (`if (i + 1) % accumulate == 0:`)."""
+        counted = _counters(loop)
+        found = []
+        for event, inner in self.passes.get(Place("loop", loop), ()):
+            if event.kind != "step" or id(event) not in self.steps:
+                continue
+            guards = [place for place in inner if place.kind == "if"]
+            called = [n for n, place in enumerate(inner) if place.kind == "call"]
+            own = inner[: called[0]] if called else inner
+            if not guards or any(place not in own or place.index != 0 for place in guards):
+                continue
+            if any(_names(place.node.test) & counted for place in guards):
+                continue
+            if all(place.kind in ("if", "call", "taken", "try") for place in inner):
+                if all(place.index == 0 for place in inner if place.kind == "try"):
+                    found.append(self.steps[id(event)])
+        return found
+
+    def ever_cleared(self, step: _Step) -> bool:
+        """Whether anything in the whole body analysed may clear what `step` applies."""
+        return any(
+            event.kind == "clear"
+            or (event.kind == "zero_grad" and self.zero_grad_may_clear(event, step))
+            for event in self.events
         )
 
     def restarts_each_iteration(self, loop: cst.CSTNode, step: _Step) -> bool:
