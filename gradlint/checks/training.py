@@ -292,9 +292,9 @@ class _Run:
                 continue
             if any(_names(place.node.test) & counted for place in guards):
                 continue
-            if all(place.kind in ("if", "call", "taken", "try") for place in inner):
-                if all(place.index == 0 for place in inner if place.kind == "try"):
-                    found.append(self.steps[id(event)])
+            kinds = all(place.kind in ("if", "call", "taken", "try") for place in inner)
+            if kinds and all(place.index == 0 for place in inner if place.kind == "try"):
+                found.append(self.steps[id(event)])
         return found
 
     def ever_cleared(self, step: _Step) -> bool:
