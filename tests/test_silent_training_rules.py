@@ -168,6 +168,96 @@ y = x.reshape(2, 3, 7, 4, 5)
     assert finding.code == "GL403"
 
 
+_MASKED_HEADS = """
+import torch
+import torch.nn as nn
+
+
+class Attention(nn.Module):
+    def forward(self, q, v, mask=None):
+        scores = q @ q.transpose(-2, -1)
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, float("-inf"))
+        out = scores.softmax(-1) @ v
+        return {expression}
+
+
+Attention()(torch.randn(1, 2, 4, 4), torch.randn(1, 2, 4, 4), torch.tril(torch.ones(4, 4)))
+"""
+
+
+def test_masked_fill_keeps_the_heads_shape():
+    """masked_fill's result is the broadcast of the scores and the mask (a comparison of
+    the mask with a number keeps the mask's shape), so the merge after it is judged."""
+    (finding,) = lint(_MASKED_HEADS.format(expression="out.reshape(1, 4, 8)"))
+    assert finding.code == "GL403" and finding.line == 12
+
+
+def test_masked_fill_then_heads_moved_is_quiet():
+    assert codes(_MASKED_HEADS.format(expression="out.transpose(1, 2).reshape(1, 4, 8)")) == []
+
+
+def test_masked_fill_result_is_laid_out_anew():
+    source = """
+import torch
+
+x = torch.randn(2, 3, 4).transpose(1, 2)
+y = x.masked_fill(torch.rand(3) > 0.5, 0.0).view(2, -1)
+"""
+    assert codes(source) == []
+    exec(textwrap.dedent(source), {})  # torch: the result of masked_fill is contiguous
+
+
+_BATCHED_HEADS = """
+import torch
+import torch.nn as nn
+
+
+class Heads(nn.Module):
+    def __init__(self, heads=4):
+        super().__init__()
+        self.heads = heads
+
+    def forward(self, q):
+        B, H, L, D = q.shape
+        q = q.{merge}
+        out = torch.bmm(q, q.transpose(1, 2)).softmax(-1) @ q
+        return out.{split}
+
+
+Heads()(torch.randn(2, 4, 5, 8))
+"""
+
+
+def test_merged_dim_split_back_in_the_other_order():
+    source = _BATCHED_HEADS.format(
+        merge="reshape(B * self.heads, L, D)", split="view(self.heads, B, L, D)"
+    )
+    (finding,) = lint(source)
+    assert finding.code == "GL403" and finding.line == 15
+    assert "B * self.heads" in finding.detail
+
+
+@pytest.mark.parametrize(
+    ("merge", "split"),
+    [
+        ("reshape(B * self.heads, L, D)", "view(B, self.heads, L, D)"),
+        ("transpose(0, 1).reshape(self.heads * B, L, D)", "view(self.heads, B, L, D)"),
+        ("reshape(B * H, L, D)", "view(B, H, L, D).transpose(1, 2)"),
+    ],
+)
+def test_merged_dim_split_in_its_order_is_quiet(merge, split):
+    assert codes(_BATCHED_HEADS.format(merge=merge, split=split)) == []
+
+
+def test_split_in_the_other_order_mixes_batch_items():
+    """torch: the rows of batch item 0 come back under another head and item."""
+    q = pytest.importorskip("torch").randn(2, 4, 5, 8)
+    merged = q.reshape(2 * 4, 5, 8)
+    assert not (merged.view(4, 2, 5, 8)[:, 0] == q[0]).all()
+    assert (merged.view(2, 4, 5, 8)[0] == q[0]).all()
+
+
 def test_einops_rearrange_is_quiet():
     source = """
 import torch

@@ -862,6 +862,29 @@ def derive_binary() -> list[str]:
     return sorted(found)
 
 
+def derive_masked() -> list[str]:
+    """Tensor methods `x.name(mask, value)` of a boolean mask and a scalar whose result is
+    the broadcast of both shapes (`masked_fill`); laid out anew, not like `x`."""
+    found = []
+    for name in dir(torch.Tensor):
+        if name.startswith("_") or name.endswith("_") or not callable(getattr(torch.Tensor, name)):
+            continue
+        schemas = torch._C._jit_get_schemas_for_operator(f"aten::{name}")
+        if not any(
+            [(a.name, str(a.type)) for a in s.arguments[:3]]
+            == [("self", "Tensor"), ("mask", "Tensor"), ("value", "number")]
+            for s in schemas
+        ):
+            continue
+        try:
+            result = getattr(torch.Tensor, name)(torch.randn(2, 3, 1), torch.rand(3, 4) > 0.5, 0.0)
+        except Exception:  # noqa: BLE001 - not broadcasting
+            continue
+        if isinstance(result, torch.Tensor) and result.shape == (2, 3, 4):
+            found.append(name)
+    return sorted(found)
+
+
 # -- windows: convolutions and pools ------------------------------------------------------
 
 
@@ -1143,6 +1166,7 @@ def generate() -> dict[str, Any]:
         **ops,
         "reductions": derive_reductions(ops["ops"]),
         "binary": derive_binary(),
+        "masked": derive_masked(),
         "layers": layers,
         "windows": derive_windows(layers),
         "nn_non_modules": derive_nn_non_modules(),

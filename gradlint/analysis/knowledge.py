@@ -249,6 +249,12 @@ def binary_methods() -> frozenset[str]:
     return frozenset(_data()["binary"])
 
 
+def masked_methods() -> frozenset[str]:
+    """Tensor methods `x.name(mask, value)` whose result has the broadcast of the shapes
+    of `x` and the mask, laid out anew (`masked_fill`)."""
+    return frozenset(_data().get("masked", ()))
+
+
 def layer_names() -> tuple[str, ...]:
     """Every `torch.nn` layer with facts (sorted)."""
     return tuple(_data()["layers"])

@@ -269,6 +269,9 @@ _DERIVED: dict[str, Callable[[], Any]] = {
     # out like the first operand of full rank (`max(other)` apart: a reduction given an
     # int).
     "SHAPE_BINARY_OPS": lambda: knowledge.binary_methods() - knowledge.reductions().keys(),
+    # Ops of a tensor and a boolean mask (`masked_fill`): the result is the broadcast of
+    # both shapes, with a layout of its own.
+    "SHAPE_MASKED_OPS": knowledge.masked_methods,
     # Reductions over a `dim` argument (bare name -> where dim / keepdim sit), those
     # returning (values, indices) given a dim apart.
     "SHAPE_REDUCTIONS": lambda: {

@@ -23,6 +23,7 @@ _KINDS = frozenset(
         "reshape_count",
         "reordered",
         "moved",
+        "split_order",
         "batch_literal",
         "reshape_feeds_layer",
         "matmul",
@@ -205,6 +206,32 @@ class ShapeConflictChecker(Checker):
                 "is raised): the elements keep their memory order, so each new dim mixes "
                 f"pieces of other positions. Move the dims first (`.permute{_tuple_text(perm)}` "
                 "or `.transpose(...)`), then reshape."
+            ),
+        )
+
+    def _split_order(self, conflict: Conflict) -> None:
+        """GL403 clause: a merged dim split back into its factors in another order."""
+        (shape,) = conflict.operands
+        new, position, made = conflict.extra
+        target = "(" + ", ".join(show(d) for d in new) + ")"
+        made_text = " * ".join(made)
+        self.report(
+            conflict.node,
+            "GL403",
+            headline(
+                "{call} splits dim {position} of shape {shape} into {target}, the factors in "
+                "another order than the merge that made it ({made})",
+                call=f"`{self._written(conflict.node)}`",
+                position=str(position),
+                shape=str(shape),
+                target=target,
+                made=made_text,
+            ),
+            detail=(
+                f"Dim {position} was made by merging ({made_text}), outermost first; splitting "
+                "it with the factors swapped raises no error, but each new dim mixes pieces of "
+                "the other (rows of one batch item land under another). Split in the order of "
+                "the merge, then `permute` / `transpose` the dims where they belong."
             ),
         )
 

@@ -213,7 +213,15 @@ def module_constants(module: cst.Module) -> dict[str, int]:
 # The expression types whose values `ShapeFlow.refine` may change (exact types: libcst's
 # node classes have no subclasses): a type refine learns must be added here.
 REFINED = frozenset(
-    {cst.Call, cst.Attribute, cst.Subscript, cst.BinaryOperation, cst.UnaryOperation, cst.Integer}
+    {
+        cst.Call,
+        cst.Attribute,
+        cst.Subscript,
+        cst.BinaryOperation,
+        cst.UnaryOperation,
+        cst.Comparison,
+        cst.Integer,
+    }
 )
 
 
@@ -226,6 +234,9 @@ class ShapeFlow:
         self.imports = imports
         self.constants = module_constants(module)
         self.conflicts: dict[cst.CSTNode, dict[str, Conflict]] = {}
+        # a merged dim's size -> the names of its factors as the merge wrote them
+        # (`B * H`), outermost first; None once two orders were seen
+        self.factor_orders: dict[Dim, tuple[str, ...] | None] = {}
         self._calls = calls  # the file's `f(...)` calls by the name called, in source order
 
     # -- entry points ---------------------------------------------------------------------
@@ -339,6 +350,8 @@ class ShapeFlow:
             return self._subscript(expr, value, part)
         if isinstance(expr, cst.BinaryOperation):
             return self._binary(expr, value, part)
+        if isinstance(expr, cst.Comparison) and isinstance(value, Tensor):
+            return self._comparison(expr, value, part)
         if isinstance(expr, cst.UnaryOperation) and isinstance(value, Tensor):
             operand = part(expr.expression)
             if isinstance(operand, Tensor) and operand.shape is not None:
@@ -406,6 +419,28 @@ class ShapeFlow:
                 window = _window_rows(index, bounds, part)
                 indices.append(("slice", bounds if window is None else window, index))
         return self._result(value, _index_tensor(base.shape, indices))
+
+    def _comparison(self, expr: cst.Comparison, value: Tensor, part: Part) -> Tensor:
+        """`x == 0`, `a < b`: elementwise, the broadcast of both shapes (layout unknown)."""
+        if len(expr.comparisons) != 1 or isinstance(
+            expr.comparisons[0].operator, cst.In | cst.NotIn | cst.Is | cst.IsNot
+        ):
+            return value
+        operands = (expr.left, expr.comparisons[0].comparator)
+        values = [part(operand) for operand in operands]
+        shapes = [shape_value(v) for v in values]
+        if all(isinstance(shape, Shape) for shape in shapes):
+            result = model.broadcast(*shapes)
+        elif any(isinstance(shape, Shape) for shape in shapes) and all(
+            isinstance(shape, Shape) or _is_number(operand, as_dim(shape))
+            for operand, shape in zip(operands, shapes, strict=True)
+        ):
+            result = next(shape for shape in shapes if isinstance(shape, Shape))
+        else:
+            return value
+        if result is None or result.dims is None:
+            return value
+        return replace(value, shape=Shape(result.dims))
 
     def _binary(self, expr: cst.BinaryOperation, value, part: Part):
         left, right = part(expr.left), part(expr.right)
@@ -581,6 +616,8 @@ class ShapeFlow:
             return _keep(shape)
         if name in torch_ops.SHAPE_KEEPING_OPS:
             return Shape(shape.dims, min_rank=shape.min_rank, lead=shape.lead)
+        if base in torch_ops.SHAPE_MASKED_OPS:
+            return self._masked(node, name, shape, args.get(0, "mask"))
         if name in ("size", "dim", "numel"):
             return _size_query(name, shape, args)
         reduction = torch_ops.SHAPE_REDUCTIONS.get(name)
@@ -602,6 +639,16 @@ class ShapeFlow:
     def _record(self, conflict: Conflict) -> None:
         """Keep every conflict of every loop round: each round's facts hold for some run."""
         self.conflicts.setdefault(conflict.node, {})[conflict.kind] = conflict
+
+    def _masked(self, node, name: str, shape: Shape, mask: Value) -> Shape | None:
+        """`x.masked_fill(mask, value)`: the broadcast of both shapes, laid out anew; the
+        in-place form keeps `x`, which the mask must broadcast to."""
+        if not isinstance(mask, Shape):
+            return _keep(shape) if name.endswith("_") else None
+        result = self._broadcast(node, name, shape, mask)
+        if result is None or name.endswith("_"):
+            return result if result is None else _keep(shape)
+        return Shape(result.dims, min_rank=result.min_rank, lead=result.lead)
 
     def _broadcast(self, node, op: str, a: Shape, b: Shape) -> Shape | None:
         clash = model.broadcast_conflict(a, b)
@@ -677,10 +724,36 @@ class ShapeFlow:
             if merged is not None:
                 self._record(Conflict("view_order", node, (shape,), name, (tuple(new), merged)))
                 return None
+        self._factor_order(node, name, shape, new, args)
         origin = node if _folds_into_rows(sizes) else None
         if shape.is_contiguous:
             return Shape.contiguous(new, origin)
         return Shape(tuple(new), origin=origin)
+
+    def _factor_order(self, node: cst.Call, name: str, shape: Shape, new: list[Dim], args: Args):
+        """Note the order of the factors each merge writes (`reshape(B * H, L, D)` of a
+        `(B, H, L, D)` tensor); a split of that dim into the same names in another order
+        (`view(H, B, L, D)`) is a conflict: each new dim mixes pieces of the other. The
+        names as written and the sizes must both match, so unrelated dims of equal size
+        are never taken for the merged one."""
+        exprs = [expr for expr, _ in args.positional]
+        if shape.dims is None or args.keywords or len(exprs) != len(new):
+            return
+        for olds, news in model.merge_groups(shape.dims, new) or ():
+            if len(olds) > 1 and len(news) == 1:
+                names = _product_names(exprs[news[0]])
+                if names is not None and len(names) == len(olds):
+                    seen = self.factor_orders.setdefault(new[news[0]], names)
+                    if seen != names:
+                        self.factor_orders[new[news[0]]] = None
+            elif len(olds) == 1 and len(news) > 1:
+                names = tuple(dotted(exprs[j]) for j in news)
+                made = self.factor_orders.get(shape.dims[olds[0]])
+                if None in names or made is None:
+                    continue
+                if made != names and sorted(made) == sorted(names):
+                    extra = (tuple(new), olds[0], made)
+                    self._record(Conflict("split_order", node, (shape,), name, extra))
 
     def _unflatten(self, node: cst.Call, shape: Shape, args: Args) -> Shape | None:
         dim, sizes = as_dim(args.get(0, "dim")), args.get(1, "sizes")
@@ -812,6 +885,15 @@ def _dim_arithmetic(operator, a: Dim, b: Dim) -> Dim | None:
 def _folds_into_rows(sizes: list) -> bool:
     """`reshape(-1, 10)`: the -1 leads and the feature size is written out (GL403)."""
     return -1 in sizes[:-1]
+
+
+def _product_names(expr: cst.BaseExpression) -> tuple[str, ...] | None:
+    """`B * self.heads` -> ("B", "self.heads"): the names a product multiplies, in order."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+        left, right = _product_names(expr.left), _product_names(expr.right)
+        return left + right if left is not None and right is not None else None
+    name = dotted(expr)
+    return (name,) if name is not None else None
 
 
 def _sizes(args: Args, start: int, keyword: str = "size") -> list[Dim | None] | None:
