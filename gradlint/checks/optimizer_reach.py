@@ -6,6 +6,8 @@ afterwards, or over a network the loss no longer goes through."""
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import libcst as cst
 
 from gradlint.analysis.dataflow.events import TrainingEvent
@@ -34,13 +36,18 @@ class OptimizerReachChecker(Checker):
             runs.setdefault(event.run, []).append(event)
         reported: set[cst.CSTNode] = set()
         for events in runs.values():
-            self._check_run(sorted(events, key=lambda e: e.time), reported)
+            if any(e.kind == "step" for e in events):
+                self._check_run(sorted(events, key=lambda e: e.time), reported)
+
+    @cached_property
+    def _module_parameters(self) -> frozenset[int]:
+        """The storages of the parameters of every module the file builds."""
+        return frozenset().union(*(owned(obj) for obj in self.file.dataflow.built))
 
     def _check_run(self, events: list[TrainingEvent], reported: set[cst.CSTNode]) -> None:
         every_optimizer = frozenset().union(
             *(_held(e) for e in events if e.kind in ("optimizer", "step"))
         )
-        module_parameters = frozenset().union(*(owned(obj) for obj in self.file.dataflow.built))
         for step in events:
             held = _held(step) if step.kind == "step" else frozenset()
             if not held:
@@ -51,7 +58,7 @@ class OptimizerReachChecker(Checker):
             if not reached & held:
                 if (
                     step.node not in reported
-                    and held <= module_parameters
+                    and held <= self._module_parameters
                     and not _called_since_last_step(events, step, held)
                 ):
                     reported.add(step.node)

@@ -4,6 +4,7 @@ bindings (targets, unpacking, loop targets)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 import libcst as cst
 
@@ -88,6 +89,14 @@ def _zip_arguments(expr) -> list | None:
     return None
 
 
+class Iteration(NamedTuple):
+    """What a `for` loop iterates, evaluated once before its passes, and the evaluation
+    count before it (where the recorder looks for the causes of an unknown item)."""
+
+    value: Any
+    start: int
+
+
 class Statements:
     """The interpreter's statements: mixed into `Interpreter`, over its shared state."""
 
@@ -133,12 +142,13 @@ class Statements:
         if isinstance(statement, cst.If):
             return self._if(statement, state, frame)
         if isinstance(statement, cst.For):
-            iterated = self.eval(statement.iter, state, frame)
+            start = self.evals
+            iterated = self.eval(statement.iter, state, frame)  # once, as Python does
             entered = isinstance(iterated, Seq) and not iterated.any_length and bool(iterated.items)
-            return self._loop(statement, state, frame, statement.target, statement.iter, entered)
+            return self._loop(statement, state, frame, Iteration(iterated, start), entered)
         if isinstance(statement, cst.While):
             self.eval(statement.test, state, frame)
-            return self._loop(statement, state, frame, None, None)
+            return self._loop(statement, state, frame, None)
         if isinstance(statement, cst.With):
             return self._with(statement, state, frame)
         if isinstance(statement, cst.Try):
@@ -220,40 +230,40 @@ class Statements:
         state.graphs = joined.graphs
         return state
 
-    def _loop(self, statement, state, frame: Frame, target, source, entered=False) -> State | None:
+    def _loop(
+        self, statement, state, frame: Frame, iteration: Iteration | None, entered=False
+    ) -> State | None:
         """The body twice: what one iteration saves or binds is seen by the next; the
         states after zero (unless the loop is `entered`: over a sequence of known items),
         one and two iterations are joined. A loop of a called function reached during
         another loop's second pass runs once: its own second pass already ran in the first
         one, and passes would multiply across the loops of nested calls (a block's loop
         over layers whose forward loops over convs: 2**k runs of the innermost body)."""
-        if isinstance(statement, cst.For):
-            self._freezing_loop(statement, state, frame)
+        if iteration is not None:
+            self._freezing_loop(statement, iteration.value, state, frame)
         current: State | None = state.copy()
         exits: list[State | None] = [] if entered else [state.copy()]
         passes = 1 if self.second_passes and frame.depth > 0 else 2
-        for iteration in range(passes):
+        for number in range(passes):
             if current is None:
                 break
-            if target is not None:
-                start = self.evals
-                self._bind_loop_target(target, source, current, frame, iteration)
+            if iteration is not None:
+                self._bind_loop_target(statement, iteration.value, current, frame, number)
                 if self.recorder is not None:
-                    self.recorder.loop_bound(statement, current, frame, self, start)
-            place = Place("loop", statement, iteration)
-            self.second_passes += iteration
+                    self.recorder.loop_bound(statement, current, frame, self, iteration.start)
+            place = Place("loop", statement, number)
+            self.second_passes += number
             try:
                 current = self._block_at(place, statement.body.body, current, frame)
             finally:
-                self.second_passes -= iteration
+                self.second_passes -= number
             exits.append(current.copy() if current is not None else None)
         if statement.orelse is not None and current is not None:
             exits[-1] = self._block(statement.orelse.body.body, current.copy(), frame)
         return self._merge_into(state, exits)
 
-    def _freezing_loop(self, loop: cst.For, state: State, frame: Frame) -> None:
+    def _freezing_loop(self, loop: cst.For, source, state: State, frame: Frame) -> None:
         """`for p in m.parameters(): p.requires_grad = False` freezes all of `m`."""
-        source = self._peek(loop.iter, state, frame)
         if not isinstance(source, Parameters) or source.owner is None:
             return
         flag = freezing.loop_flag(loop, lambda expr: _truth(self._peek(expr, state, frame)))
@@ -453,19 +463,20 @@ class Statements:
                 state.env[bound_name] = refined
         return dims
 
-    def _bind_loop_target(self, target, source, state: State, frame: Frame, iteration) -> None:
-        """The loop variable of round `iteration`: over a literal of two items, each round
-        takes its own (`for t_k in (6, 5)`); otherwise what every item is."""
-        sources = _zip_arguments(source)
+    def _bind_loop_target(self, loop: cst.For, value, state: State, frame: Frame, number) -> None:
+        """The loop variable of round `number`, from the `value` the loop iterates:
+        over a literal of two items, each round takes its own (`for t_k in (6, 5)`);
+        otherwise what every item is."""
+        target = loop.target
+        sources = _zip_arguments(loop.iter)
         elements = target.elements if isinstance(target, cst.Tuple) else None
         if sources is not None and elements is not None and len(elements) == len(sources):
             for element, expr in zip(elements, sources, strict=True):
-                value = self.eval(expr, state, frame)
-                self._bind(element.value, _element(value, self.freezes), state, frame)
+                zipped = self._peek(expr, state, frame)
+                self._bind(element.value, _element(zipped, self.freezes), state, frame)
             return
-        value = self.eval(source, state, frame)
         if isinstance(value, Seq) and not value.any_length and len(value.items) == 2:
-            self._bind(target, value.items[iteration], state, frame)
+            self._bind(target, value.items[number], state, frame)
             return
         self._bind(target, _element(value, self.freezes), state, frame)
 
