@@ -1,0 +1,42 @@
+# source: https://github.com/pytorch/ignite/issues/583
+# expect: silent: on the update iteration zero_grad() runs before that iteration's backward: the gradients accumulated over the previous iterations are wiped, the step applies one batch's gradient
+# buggy-line: 21
+# mechanism: zero_grad() and step() under the same condition on the iteration count, but zero_grad() before the backward of the update iteration
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(5, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+criterion = nn.MSELoss()
+accumulation_steps = 4
+data = [(torch.randn(4, 5), torch.randn(4, 1)) for _ in range(8)]
+stepped = []
+
+
+def update_fn(iteration, batch):
+    model.train()
+
+    if iteration % accumulation_steps == 0:
+        optimizer.zero_grad()
+
+    x, y = batch
+    y_pred = model(x)
+    loss = criterion(y_pred, y) / accumulation_steps
+    loss.backward()
+
+    if iteration % accumulation_steps == 0:
+        stepped.append(model.weight.grad.clone())
+        optimizer.step()
+
+    return loss.item()
+
+
+for iteration, batch in enumerate(data, start=1):
+    update_fn(iteration, batch)
+
+# the effect: the step at iteration 8 applies batch 8's gradient alone, not batches 5..8
+model.zero_grad()
+for x, y in data[4:8]:
+    (criterion(model(x), y) / accumulation_steps).backward()
+assert not torch.allclose(stepped[1], model.weight.grad)
