@@ -1,5 +1,6 @@
 """Seed 001: a module that updates its own parameter in forward, a hard threshold
-written as a masked assignment, and a reshape that mixes samples before a Linear."""
+written as a masked assignment into its caller's scores, and a reshape that mixes samples
+before a Linear."""
 
 import torch
 import torch.nn as nn
@@ -33,3 +34,8 @@ class Flatten10(nn.Module):
 
 model = Flatten10(20, 5)
 out = model(torch.randn(1, 20))
+
+
+scores = torch.randn(4, 10)
+kept = Threshold()(scores)
+print((kept - scores).abs().max())  # 0: the caller's scores were thresholded too

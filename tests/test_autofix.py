@@ -181,8 +181,9 @@ def test_rounds_reach_a_fixed_point_with_every_view_fixed():
 NO_FIX = {
     "GL105 row mask": (
         "GL105",
-        "import torch.nn as nn\n\n\nclass M(nn.Module):\n    def forward(self, x, keep):\n"
-        "        x[keep > 0] = 0\n        return x\n",
+        "import torch\nimport torch.nn as nn\n\n\nclass M(nn.Module):\n"
+        "    def forward(self, x, keep):\n        x[keep > 0] = 0\n        return x\n\n\n"
+        "x = torch.randn(4, 3)\nM()(x, torch.randn(4))\nprint(x)\n",
     ),
     "GL204 keyword already given": (
         "GL204",

@@ -113,6 +113,11 @@ class Forward(torch.nn.Module):
         return t
 
 
+inputs = torch.randn(4, 4)
+Forward()(inputs)
+print(inputs)  # the caller reads its tensor again: every edit reached it
+
+
 def saved_forms(x):
     x = x * torch.ones(4, 4, requires_grad=True)
 {saved}
@@ -289,6 +294,11 @@ class M(nn.Module):
         x[x > 0] = 0
         x.add_(1)
         return x
+
+
+x = torch.randn(4)
+M()(x)
+print(x)
 """
     )
     assert found == [(8, "GL101"), (9, "GL105"), (10, "GL104")]
@@ -351,6 +361,11 @@ class Threshold(nn.Module):
     def forward(self, x):
         x[x < 0] = 0
         return x
+
+
+scores = torch.randn(4)
+Threshold()(scores)
+print(scores)
 """
     fixed = """
 class MyModule(nn.Module):
@@ -365,6 +380,11 @@ class MyModule(nn.Module):
 class Threshold(nn.Module):
     def forward(self, x):
         return F.relu(x)
+
+
+scores = torch.randn(4)
+Threshold()(scores)
+print(scores)
 """
     assert _codes(bad) == [(8, "GL101"), (14, "GL105")]
     assert _codes(fixed) == []

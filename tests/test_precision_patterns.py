@@ -332,21 +332,25 @@ torch.cat(acc).sum().backward()
 
 
 def test_modules_of_a_file_extending_imported_project_classes_are_judged_by_their_callers():
-    """A transformers `modular_*.py` file: its MoE block is built by the imported decoder
-    layer in another file, so no call site here says whether the jitter matters."""
+    """A transformers `modular_*.py` file: its embeddings are built by the imported model
+    in another file, so no call site here says whether the user's `inputs_embeds` reach
+    the edit; the same module in a file of its own is an entry point users call."""
     block = """\
 import torch
 import torch.nn as nn
 
 
-class SparseMoeBlock(nn.Module):
-    def __init__(self, jitter=0.1):
+class Embeddings(nn.Module):
+    def __init__(self, dim):
         super().__init__()
-        self.jitter = jitter
+        self.words = nn.Embedding(10, dim)
+        self.positions = nn.Embedding(16, dim)
 
-    def forward(self, hidden_states: torch.Tensor):
-        hidden_states *= torch.empty_like(hidden_states).uniform_(1 - self.jitter, 1)
-        return hidden_states
+    def forward(self, input_ids=None, inputs_embeds: torch.Tensor | None = None):
+        if inputs_embeds is None:
+            inputs_embeds = self.words(input_ids)
+        inputs_embeds += self.positions(torch.arange(inputs_embeds.shape[1]))
+        return inputs_embeds
 """
     modular = (
         block.replace(
@@ -356,7 +360,7 @@ class SparseMoeBlock(nn.Module):
         + "\n\nclass DecoderLayer(MixtralDecoderLayer):\n    pass\n"
     )
     assert _findings(modular) == []
-    assert _findings(block) == [(11, "GL104")]
+    assert _findings(block) == [(14, "GL104")]
 
 
 # A saved output edited in place but never differentiated afterwards (transformers
@@ -864,9 +868,19 @@ class PromptedCTC(nn.Module):
 """
 
 
+PROMPTED_CTC_CALLER = """
+
+def encode({name}: torch.Tensor, {name}_lengths: torch.Tensor):
+    model = PromptedCTC(10, 4, eos=2)
+    memory, lengths = model({name}, {name}_lengths)
+    return memory, {name}, {name}_lengths
+"""
+
+
 def test_masked_write_into_token_ids_and_their_lengths_is_quiet():
     for name in ("text_prev", "labels", "target", "input_ids"):
-        assert _findings(PROMPTED_CTC.format(name=name)) == [], name
+        source = PROMPTED_CTC.format(name=name) + PROMPTED_CTC_CALLER.format(name=name)
+        assert _findings(source) == [], name
 
 
 def test_masked_write_into_a_float_argument_is_flagged(tmp_path):
@@ -880,9 +894,6 @@ class Clamp(nn.Module):
         scores[scores < -10] = -10
         return scores.softmax(-1)
 """
-    assert _findings(source) == [(7, "GL105")]
-    for values in ("text_embeds", "label_logits"):  # a label-like name that says values
-        assert _findings(source.replace("scores", values)) == [(7, "GL105")], values
     run = source + textwrap.dedent(
         """
 
@@ -893,6 +904,9 @@ class Clamp(nn.Module):
             raise AssertionError("forward() overwrote its caller's tensor")
         """
     )
+    assert _findings(run) == [(7, "GL105")]
+    for values in ("text_embeds", "label_logits"):  # a label-like name that says values
+        assert _findings(run.replace("scores", values)) == [(7, "GL105")], values
     assert "overwrote its caller's tensor" in str(_run(tmp_path, run))
 
 
@@ -923,36 +937,40 @@ GUARDED = """if x.requires_grad:
             x[:, :, 10:] = right"""
 
 
+TIME_WARP_CALLER = """
+
+features = torch.randn(2, 1, 16, 4)
+kept = features.clone()
+TimeWarp()(features)
+if not torch.equal(features, kept):
+    raise AssertionError("forward() overwrote its caller's tensor")
+"""
+
+
 def test_in_place_only_when_the_tensor_requires_no_grad_is_quiet():
-    assert _findings(TIME_WARP.format(body=GUARDED)) == []
+    assert _findings(TIME_WARP.format(body=GUARDED) + TIME_WARP_CALLER) == []
     negated = """if not x.requires_grad:
             x[:, :, :10] = left
             x[:, :, 10:] = right
         else:
             x = torch.cat([left, right], dim=-2)"""
-    assert _findings(TIME_WARP.format(body=negated)) == []
+    assert _findings(TIME_WARP.format(body=negated) + TIME_WARP_CALLER) == []
 
 
 def test_in_place_on_the_grad_arm_or_unguarded_is_flagged(tmp_path):
     unguarded = """x[:, :, :10] = left
         x[:, :, 10:] = right"""
-    assert _findings(TIME_WARP.format(body=unguarded)) == [(14, "GL104"), (15, "GL104")]
+    run = TIME_WARP.format(body=unguarded) + TIME_WARP_CALLER
+    assert _findings(run) == [(14, "GL104"), (15, "GL104")]
     wrong_arm = """if x.requires_grad:
             x[:, :, :10] = left
             x[:, :, 10:] = right
         else:
             x = torch.cat([left, right], dim=-2)"""
-    assert _findings(TIME_WARP.format(body=wrong_arm)) == [(15, "GL104"), (16, "GL104")]
-    run = TIME_WARP.format(body=unguarded) + textwrap.dedent(
-        """
-
-        features = torch.randn(2, 1, 16, 4)
-        kept = features.clone()
-        TimeWarp()(features)
-        if not torch.equal(features, kept):
-            raise AssertionError("forward() overwrote its caller's tensor")
-        """
-    )
+    assert _findings(TIME_WARP.format(body=wrong_arm) + TIME_WARP_CALLER) == [
+        (15, "GL104"),
+        (16, "GL104"),
+    ]
     assert "overwrote its caller's tensor" in str(_run(tmp_path, run))
 
 
@@ -1336,3 +1354,110 @@ def test_ema_parameters_left_attached_are_flagged(tmp_path):
     source = EMA_HANDLER.format(detach="")
     assert set(_findings(source)) == {(16, "GL101")}  # `mul_` and the chained `add_`
     assert "leaf Variable that requires grad" in str(_run(tmp_path, source))
+
+
+# 7. an edit of a forward() argument no call site in the file makes matter (torchaudio's
+# wav2vec2 MaskGenerator: its caller, in another file, rebinds `x, mask = ...` on a fresh
+# dropout output); an optional argument standing in for what the forward computes
+# (`inputs_embeds=None`) is the user's own tensor -----------------------------------------
+
+MASK_GENERATOR = """\
+import torch
+import torch.nn as nn
+
+
+class MaskGenerator(nn.Module):
+    def __init__(self, dim, mask_prob=0.5):
+        super().__init__()
+        self.mask_prob = mask_prob
+        self.mask_embedding = nn.Parameter(torch.rand(dim))
+
+    def forward(self, x: torch.Tensor, padding_mask: torch.Tensor | None):
+        mask_indices = torch.rand(x.shape[:2]) < self.mask_prob
+        x[mask_indices] = self.mask_embedding.to(x.dtype)
+        return x, mask_indices
+"""
+
+
+def test_mask_generator_no_call_site_makes_matter_is_quiet():
+    assert _findings(MASK_GENERATOR) == []
+    rebinding_caller = textwrap.dedent(
+        """
+
+        class Pretrainer(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.proj = nn.Linear(dim, dim)
+                self.dropout = nn.Dropout(0.1)
+                self.mask_generator = MaskGenerator(dim)
+
+            def forward(self, features):
+                x = self.dropout(self.proj(features))
+                x, mask = self.mask_generator(x, None)
+                return x, mask
+        """
+    )
+    assert _findings(MASK_GENERATOR + rebinding_caller) == []
+
+
+def test_mask_generator_whose_caller_reads_its_features_again_is_flagged(tmp_path):
+    source = MASK_GENERATOR + textwrap.dedent(
+        """
+
+        class Pretrainer(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.proj = nn.Linear(dim, dim)
+                self.mask_generator = MaskGenerator(dim)
+
+            def forward(self, features):
+                x = self.proj(features)
+                masked, mask = self.mask_generator(x, None)
+                return masked, x, mask
+
+
+        torch.manual_seed(0)
+        masked, targets, mask = Pretrainer(4)(torch.randn(2, 8, 4))
+        if torch.equal(targets[mask], masked[mask]):
+            raise AssertionError("the unmasked targets were overwritten by the mask embedding")
+        """
+    )
+    assert _findings(source) == [(13, "GL105")]
+    assert "targets were overwritten" in str(_run(tmp_path, source))
+
+
+OPTIONAL_EMBEDS = """\
+import torch
+import torch.nn as nn
+
+
+class TextModel(nn.Module):
+    def __init__(self, vocab, dim):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(vocab, dim)
+        self.positions = nn.Embedding(64, dim)
+
+    def forward(self, input_ids=None, inputs_embeds: torch.Tensor | None = None):
+        if inputs_embeds is None:
+            inputs_embeds = self.embed_tokens(input_ids)
+        inputs_embeds += self.positions(torch.arange(inputs_embeds.shape[1]))
+        return inputs_embeds
+"""
+
+
+def test_optional_embeddings_a_user_passes_are_flagged_and_a_required_input_is_quiet(tmp_path):
+    assert _findings(OPTIONAL_EMBEDS) == [(14, "GL104")]
+    required = OPTIONAL_EMBEDS.replace(
+        "input_ids=None, inputs_embeds: torch.Tensor | None = None",
+        "inputs_embeds: torch.Tensor, input_ids=None",
+    )
+    assert _findings(required) == []
+    run = OPTIONAL_EMBEDS + textwrap.dedent(
+        """
+
+        model = TextModel(10, 4)
+        embeds = model.embed_tokens(torch.tensor([[1, 2, 3]])).detach().requires_grad_()
+        model(inputs_embeds=embeds)  # attributions / adversarial perturbations of embeddings
+        """
+    )
+    assert "leaf Variable that requires grad" in str(_run(tmp_path, run))

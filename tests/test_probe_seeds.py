@@ -133,13 +133,17 @@ def _confirmed(diagnostics, code, line, verdict="confirmed"):
 
 def test_witness_probes_reproduce_the_seeds():
     """The rules' examples only reproduce the bugs (they do not run the user's code). One
-    worker for all: leaf in-place (001 ex. 2 and 3) and the gradient shape (000 ex. 3)."""
+    worker for all: leaf in-place (001 ex. 2 and 3) and the gradient shape (000 ex. 3).
+    Seed 001 ex. 3 never calls its module, so no caller's tensor is edited: it is linted
+    with the call its `input_tensor` is made for and a read of that tensor afterwards."""
+    assert [d.code for d in lint_source("001-ex3.py", SEED_001_EX3).diagnostics] == ["GL303"]
+    called = SEED_001_EX3 + "output = model(input_tensor)\nprint(input_tensor)\n"
     found = {
         name: lint_source(f"{name}.py", source).diagnostics
         for name, source in [
             ("000-ex3", SEED_000_EX3),
             ("001-ex2", SEED_001_EX2),
-            ("001-ex3", SEED_001_EX3),
+            ("001-ex3", called),
         ]
     }
     run_probes([d for diagnostics in found.values() for d in diagnostics], mode="witness")

@@ -154,21 +154,27 @@ class InplaceChecker(Checker):
         return arms
 
     def _unseen_callers_input(self, edit: InplaceEdit) -> bool:
-        """An argument of a forward() no call site in the file reaches: what the caller
-        passes is unknown, so the edit matters (unless an opt-in flag guards it).
-        Forwards the file calls are judged at their call sites instead. A forward code in
-        other files may call (its class extends the project's) is judged by those callers,
-        unless a call site of this file hands its argument on, unchanged, to the callee that
-        edits it: then the edit reaches whatever that forward's caller passed."""
+        """An argument of a forward() no call site in the file reaches, which the edit
+        reaches in the caller's tensor: an optional argument (`inputs_embeds=None`) that
+        stands in for what the forward otherwise computes itself, supplied by users to hand
+        in their own tensors (embeddings to attribute or perturb: leaves that require grad).
+        What a caller passes for any other argument is unknown, and edits of a fresh tensor
+        the caller never reads again (augmentations, mask generators, losses handed a new
+        similarity matrix) harm nothing, so those stay quiet. Forwards the file calls are
+        judged at their call sites instead; a forward code in other files may call (its
+        class extends the project's) by those callers, unless a call site of this file
+        hands its argument on, unchanged, to the callee that edits it."""
         value = edit.value
         if not value.forward_input or edit.guarded:
             return False
-        facts = self.file.dataflow
         if edit.body.role == "function_forward":
             return True
+        facts = self.file.dataflow
         if value.input_of in facts.called:
             return False
-        return value.input_of not in facts.called_elsewhere or edit.body.node is not value.input_of
+        if value.input_of in facts.called_elsewhere and edit.body.node is value.input_of:
+            return False
+        return _optional_argument(value.input_of, value.forward_input)
 
     def _leaf_finding(self, edit: InplaceEdit, written: str):
         value = edit.value
@@ -340,6 +346,19 @@ def _is_container_display(value: cst.BaseExpression) -> bool:
         name = dotted(value.func)
         return name is not None and name.rsplit(".", 1)[-1] in _CONTAINER_CALLS
     return False
+
+
+def _optional_argument(forward: cst.FunctionDef | None, name: str) -> bool:
+    """`name` is a parameter of `forward` that defaults to None."""
+    if forward is None:
+        return False
+    params = forward.params
+    return any(
+        param.name.value == name
+        and isinstance(param.default, cst.Name)
+        and param.default.value == "None"
+        for param in [*params.params, *params.kwonly_params]
+    )
 
 
 def _unexpected(edit: InplaceEdit) -> bool:
