@@ -332,6 +332,37 @@ def test_reduced_or_unknown_losses_are_quiet(criterion, loss):
     assert "GL302" not in codes(_UNREDUCED.format(criterion=criterion, loss=loss))
 
 
+_LOSS_IN_A_DICT = """
+import torch
+import torch.nn.functional as F
+
+logits = torch.randn(4, 6, 13, requires_grad=True)
+out = {{}}
+out["loss"] = {loss}
+out["logits"] = logits
+out["loss"].backward()
+"""
+
+
+def test_unreduced_loss_kept_in_a_dict_under_its_key():
+    """`out["loss"] = ...` on a dict literal: reading the key gives the loss back
+    (doctr#379 returns its per-word losses that way)."""
+    source = _LOSS_IN_A_DICT.format(
+        loss="F.cross_entropy(logits.transpose(1, 2), torch.zeros(4, 6).long(), reduction='none')"
+        ".sum(1)"
+    )
+    (finding,) = lint(source)
+    assert finding.code == "GL302" and finding.line == 9
+    with pytest.raises(RuntimeError, match="only for scalar outputs"):
+        exec(textwrap.dedent(source), {})
+
+
+def test_reduced_loss_kept_in_a_dict_is_quiet():
+    source = _LOSS_IN_A_DICT.format(loss="logits.logsumexp(-1).mean()")
+    assert codes(source) == []
+    exec(textwrap.dedent(source), {})
+
+
 def test_unreduced_witness_raises_the_message():
     (finding,) = lint(
         _UNREDUCED.format(criterion="nn.NLLLoss(reduce=False)", loss="criterion(model(x), y)")

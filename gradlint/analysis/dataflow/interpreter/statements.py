@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 import libcst as cst
 
+from gradlint.analysis.context import literal_value
 from gradlint.analysis.dataflow import (
     cuts,
     freezing,
@@ -53,6 +54,14 @@ _AUG_FORMS = {
 _GLOBAL_GRAD_SWITCHES = frozenset(
     {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch._C._set_grad_enabled"}
 )
+
+
+def _string_key(target: cst.Subscript) -> str | None:
+    """The key of `d["loss"]`, a string literal; None for any other index."""
+    if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+        return None
+    key = target.slice[0].slice.value
+    return literal_value(key) if isinstance(key, cst.SimpleString) else None
 
 
 def _items(container: Seq | Mapping) -> list:
@@ -359,6 +368,10 @@ class Statements:
                 if isinstance(container, Seq | Mapping):  # `self.heads[key] = layer`
                     items = _items(container)
                     self._grown_attribute(node, target.value, [*items, value], state, frame)
+                key = _string_key(target)
+                if isinstance(container, Mapping) and isinstance(target.value, cst.Name) and key:
+                    kept = tuple(item for item in container.items if item[0] != key)
+                    state.env[target.value.value] = Mapping((*kept, (key, value)), container.others)
                 mask = self._is_mask(target, state)
                 form = "t[t > 0] = 0.0" if mask else "t[0] = 0.0"
                 edit = _Edit(node, target.value, form, mask=mask, proves_tensor=mask)
