@@ -114,6 +114,59 @@ for x in [torch.randn(2, 3)] * 2:
     assert "GL506" not in codes(source)
 
 
+# eriklindernoren/PyTorch-GAN implementations/wgan_gp/wgan_gp.py (linted for the first
+# time 2026-11-28, history.md batch 2a): the critic trains every iteration, the generator
+# every n_critic-th; its gradients are cleared every iteration because the critic's loss
+# also reaches it through the fake images.
+_WGAN_GP = """
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.autograd import Variable
+
+Tensor = torch.FloatTensor
+generator = nn.Sequential(nn.Linear(8, 16), nn.Tanh())
+discriminator = nn.Sequential(nn.Linear(16, 8), nn.LeakyReLU(0.2, inplace=True), nn.Linear(8, 1))
+optimizer_G = torch.optim.Adam(generator.parameters(), lr=0.0002, betas=(0.5, 0.999))
+optimizer_D = torch.optim.Adam(discriminator.parameters(), lr=0.0002, betas=(0.5, 0.999))
+n_critic = 5
+dataloader = [(torch.randn(4, 16), None)] * 10
+for epoch in range(2):
+    for i, (imgs, _) in enumerate(dataloader):
+        real_imgs = Variable(imgs.type(Tensor))
+        optimizer_D.zero_grad()
+        z = Variable(Tensor(np.random.normal(0, 1, (imgs.shape[0], 8))))
+        fake_imgs = generator(z)
+        real_validity = discriminator(real_imgs)
+        fake_validity = discriminator(fake_imgs)
+        d_loss = -torch.mean(real_validity) + torch.mean(fake_validity)
+        d_loss.backward()
+        optimizer_D.step()
+
+        optimizer_G.zero_grad()
+
+        # Train the generator every n_critic steps
+        if i % n_critic == 0:
+            {generator_backward_in_branch}
+            optimizer_G.step()
+"""
+
+
+def test_gan_generator_trained_every_n_critic_with_its_own_backward_is_quiet():
+    own = """fake_imgs = generator(z)
+            fake_validity = discriminator(fake_imgs)
+            g_loss = -torch.mean(fake_validity)
+            g_loss.backward()"""
+    assert "GL506" not in codes(_WGAN_GP.replace("{generator_backward_in_branch}", own))
+
+
+def test_gan_generator_stepped_every_n_critic_on_the_cleared_gradients_is_flagged():
+    # the twin: no backward of the generator's own in its branch, so each step applies
+    # whatever the last iteration's backward left after the clearing
+    source = _WGAN_GP.replace("{generator_backward_in_branch}", "pass")
+    assert "GL506" in codes(source)
+
+
 _HEADS = """
 import torch
 import torch.nn as nn

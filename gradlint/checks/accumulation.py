@@ -126,15 +126,32 @@ def _wiped_accumulations(events: list[TrainingEvent]):
 
 
 def _step_of_some_iterations(zero, inside, backwards):
-    """The optimizer's steps in the loop all run under an `if` on the iteration count."""
+    """The optimizer's steps in the loop all run under an `if` on the iteration count, and
+    none has a backward of its own in its branch."""
     steps = [(e, inner) for e, inner in inside if e.kind == "step" and _same_optimizer(zero, e)]
     if not steps or any(_every_iteration(inner) for _, inner in steps):
         return None
     for step, inner in steps:
         branches = [p for p in inner if p.kind == "if"]
+        if _own_backward(zero, step, branches, inside):
+            continue
         if step.time > backwards[0].time and any(_on_iteration_count(p) for p in branches):
             return step, "only on some iterations"
     return None
+
+
+def _own_backward(zero, step, branches, inside) -> bool:
+    """A backward between the clearing and the step, in the step's own branch: the step
+    applies that backward's gradients, made on the iterations it runs (a GAN's generator
+    trained every n-th iteration: `if i % n_critic == 0: g_loss.backward(); opt_G.step()`).
+    What the every-iteration backwards leave in its parameters meanwhile (the
+    discriminator's loss through fake images not detached) is meant to be cleared."""
+    return any(
+        event.kind == "backward"
+        and zero.time < event.time < step.time
+        and all(branch in inner for branch in branches)
+        for event, inner in inside
+    )
 
 
 def _step_after(zero, loop, events, inside):
