@@ -144,6 +144,9 @@ def compare(observation: dict, static: Static, tally: Tally) -> None:
         missing = "statement not interpreted" if found is None else ""
         if found is not None:
             stated, causes = found.facts, found.causes
+            if found.assumed_given & set(ran.get("none_args", ())):
+                # stated for calls passing those arguments; torch ran it with them None
+                stated, missing = {}, "an argument taken as given, None at run time"
         modes = facts.grad_mode(line)
         mode = modes.facts.get("grad_mode") if modes is not None else None
 
@@ -444,8 +447,18 @@ def print_table(name: str, tally: Tally) -> None:
             for facet in ("kind", "grad", "rank", "dim")
         ]
         print(f"   {kind:<12} {counts['kind checked']:>8} " + " ".join(f"{c:>8}" for c in cells))
-    for contradiction in tally.contradictions[:50]:
-        print(f"   CONTRADICTION {contradiction}")
+    for where, programs in distinct(tally.contradictions).items():
+        shown = ", ".join(sorted(programs)[:3]) + (" ..." if len(programs) > 3 else "")
+        print(f"   CONTRADICTION {where} ({len(programs)} programs: {shown})")
+
+
+def distinct(contradictions: list[Contradiction]) -> dict[str, set[str]]:
+    """Each contradicted file:line, name and facet with both sides -> the programs that ran it."""
+    found: dict[str, set[str]] = {}
+    for c in contradictions:
+        where = f"{c.file}:{c.line} {c.name}: {c.facet} stated {c.stated!r}, torch ran {c.ran!r}"
+        found.setdefault(where, set()).add(c.program)
+    return found
 
 
 def figures(tally: Tally) -> str:
@@ -489,6 +502,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", action="append", choices=sorted(CORPORA))
     parser.add_argument("--explain", metavar="FILE:LINE")
     parser.add_argument("--limit", type=int, default=0, help="run only the first N of each")
+    parser.add_argument("--only", metavar="TEXT", help="run only the programs whose id has TEXT")
     args = parser.parse_args(argv)
     if args.explain:
         explain(args.explain)
@@ -497,6 +511,8 @@ def main(argv: list[str] | None = None) -> int:
     total = Tally()
     for name in args.corpus or list(CORPORA):
         programs = CORPORA[name]()
+        if args.only:
+            programs = [p for p in programs if args.only in p["id"]]
         if args.limit:
             programs = programs[: args.limit]
         python = Path(sys.executable) if name in ("tests", "generated") else BENCH_PYTHON
@@ -506,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n== top 30 causes of unknown (facet: construct)")
     causes = top_causes(total)
     print("\n".join(causes))
-    if CAUSES_FILE.parent.is_dir():
+    if CAUSES_FILE.parent.is_dir() and not (args.only or args.limit):
         CAUSES_FILE.write_text("\n".join(top_causes(total, 100)) + "\n")
     print(figures(total))
     return 0

@@ -236,6 +236,9 @@ class Recorder:
 
     def _frame_tracer(self, frame, targets: dict, lines: dict, bodies: dict):
         current = [None]  # the line of the statement under way, None after an exception
+        code = frame.f_code
+        arguments = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        none_args = sorted(n for n in arguments if frame.f_locals.get(n, 0) is None)
         generator = bool(frame.f_code.co_flags & _CO_GENERATOR)
         inner = frame.f_code.co_name.startswith("<") and frame.f_code.co_name != "<module>"
         filename = frame.f_code.co_filename
@@ -251,19 +254,21 @@ class Recorder:
                 if body is not None and not body[0] <= frame.f_lineno <= body[1]:
                     done = None  # the loop ended: its header bound nothing this time
                 if done is not None:
-                    self._record(frame, filename, done, targets[done])
+                    self._record(frame, filename, done, targets[done], none_args)
             elif event == "exception":
                 current[0] = None
             elif event == "return":
                 done = current[0]
                 current[0] = None
                 if done is not None and done not in bodies and not generator and not inner:
-                    self._record(frame, filename, done, targets[done])
+                    self._record(frame, filename, done, targets[done], none_args)
             return trace
 
         return trace
 
-    def _record(self, frame, filename: str, line: int, names: list[str]) -> None:
+    def _record(self, frame, filename: str, line: int, names: list[str], none_args) -> None:
+        """The facts of `names` after the statement at `line`; `none_args`: the frame's
+        arguments that were None on entry."""
         grad_mode = torch.is_grad_enabled()
         self.executions += 1
         for name in names:
@@ -275,6 +280,8 @@ class Recorder:
             except Exception:
                 continue
             facts["grad_mode"] = grad_mode
+            if none_args:
+                facts["none_args"] = none_args
             key = (filename, line, name, json.dumps(facts, sort_keys=True))
             self.observations[key] = self.observations.get(key, 0) + 1
 

@@ -20,6 +20,7 @@ from gradlint.analysis.dataflow.values import (
     Seq,
     Tensor,
     becomes_plain_leaf,
+    options_of,
 )
 from gradlint.analysis.names import dotted
 from gradlint.analysis.torch_ops import MODULE_CONTAINERS
@@ -259,8 +260,9 @@ def _registered(obj: Obj) -> set[tuple[str, int]]:
         if module is not obj:
             found.add(_identity(module))
         for value in module.attrs.values():
-            if isinstance(value, Tensor) and value.described == "parameter":
-                found.add(_identity(value))
+            for option in options_of(value):
+                if isinstance(option, Tensor) and option.described == "parameter":
+                    found.add(_identity(option))
     return found
 
 

@@ -40,6 +40,8 @@ _CAST_METHODS = {
     "half": "float",
     "bfloat16": "float",
 }
+# Python's types as dtypes: `dtype=float` is torch.float64, int torch.int64, bool torch.bool
+_BUILTIN_TYPES = {"float": "float", "int": "int", "bool": "bool"}
 # ops returning (values, indices): always, or when given a dim
 ALWAYS_PAIRED = frozenset({"sort", "topk", "kthvalue", "mode", "cummax", "cummin"})
 PAIRED_WITH_DIM = frozenset({"max", "min", "median", "nanmedian"})
@@ -52,6 +54,8 @@ def named(expr: cst.BaseExpression | None, imports: ImportTable) -> str | None:
     if expr is None:
         return None
     qualified = imports.resolve(expr) or ""
+    if not qualified and isinstance(expr, cst.Name) and expr.value in _BUILTIN_TYPES:
+        return _BUILTIN_TYPES[expr.value]  # `dtype=float`: torch.float64
     head, _, last = qualified.rpartition(".")
     if head != "torch":
         return None

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from gradlint.analysis.dataflow.values import Obj
+from gradlint.analysis.dataflow.values import Obj, options_of
 from gradlint.analysis.names import dotted
 
 
@@ -17,6 +17,14 @@ def freeze(obj: Obj, seen: set[int] | None = None) -> None:
     """Every parameter of `obj` and of its sub-modules requires no grad."""
     for module in modules(obj, seen):
         module.frozen = module.grad_off = True
+
+
+def may_freeze(obj: Obj) -> None:
+    """Something may have switched requires_grad off on some parameters of `obj` (under a
+    condition, by name, at run time): no parameter of it or of its layers is proven to
+    require grad."""
+    for module in modules(obj):
+        module.frozen = True
 
 
 def thaw(obj: Obj, deep: bool) -> None:
@@ -33,8 +41,9 @@ def modules(obj: Obj, seen: set[int] | None = None):
     seen.add(id(obj))
     yield obj
     for value in list(obj.attrs.values()):
-        if isinstance(value, Obj):
-            yield from modules(value, seen)
+        for option in options_of(value):
+            if isinstance(option, Obj):
+                yield from modules(option, seen)
 
 
 def loop_flag(loop: cst.For, truth: Callable[[cst.BaseExpression], bool | None]) -> bool | None:

@@ -27,6 +27,7 @@ from gradlint.analysis.dataflow.values import (
     Mapping,
     Number,
     Obj,
+    OneOf,
     Optimizer,
     Parameters,
     Seq,
@@ -50,9 +51,12 @@ class Stated:
     facts: dict[str, object] = field(default_factory=dict)
     causes: dict[str, str] = field(default_factory=dict)
     contexts: int = 0
+    # arguments a context running the function on its own took as given (not None)
+    assumed_given: frozenset[str] = frozenset()
 
-    def join(self, facts: dict[str, object], causes: dict[str, str]) -> None:
+    def join(self, facts: dict[str, object], causes: dict[str, str], assumed=frozenset()) -> None:
         self.contexts += 1
+        self.assumed_given |= assumed
         if self.contexts == 1:
             self.facts = dict(facts)
             self.causes = dict(causes)
@@ -86,6 +90,9 @@ def _join_dims(a: tuple, b: tuple) -> tuple | None:
 def describe(value) -> dict[str, object]:
     """The facts an abstract value states, in the runtime oracle's vocabulary."""
     facts: dict[str, object] = {}
+    if isinstance(value, OneOf):  # what every option states alike
+        described = [describe(option) for option in value.options]
+        return {k: v for k, v in described[0].items() if all(d.get(k) == v for d in described)}
     if isinstance(value, Tensor):
         if value.described == "parameter" and not value.view and not value.leaf_view:
             facts["kind"] = "parameter"
@@ -391,7 +398,8 @@ class StatementFacts:
             self._note(line, name, value, facts, unknown, frame, interpreter)
 
     def _note(self, line: int, name: str, value, facts: dict, unknown: dict, frame, run):
-        self.stated.setdefault((line, name), Stated()).join(facts, unknown)
+        assumed = frozenset(run.assumed_given) if run.module_body_done else frozenset()
+        self.stated.setdefault((line, name), Stated()).join(facts, unknown, assumed)
         if self.keep_trail:
             self.trail.setdefault((line, name), []).append(
                 f"{_context(frame, run)}: {value!r:.300}"
@@ -439,5 +447,6 @@ def _value_of(name: str, state, interpreter):
     for attr in rest:
         if not isinstance(value, Obj):
             return None
-        value = interpreter._object_attribute(value, attr)
+        held = value.attrs.get(attr)
+        value = held if isinstance(held, OneOf) else interpreter._object_attribute(value, attr)
     return value

@@ -296,6 +296,33 @@ def becomes_plain_leaf(value: Tensor, flag: bool | None) -> bool:
     return value.grad is Grad.LEAF and value.plain_leaf
 
 
+@dataclass(frozen=True, eq=False)
+class OneOf:
+    """An attribute set on the arms of an undecided `if` to values that cannot be joined
+    (layers of two classes): one of `options`, which one decided at run time. Reading it
+    gives an unknown value; what holds of every option (each may be the module registered
+    there) is what checks may use."""
+
+    options: tuple
+
+
+def one_of(old: Value | OneOf | None, new: Value | None) -> Value | OneOf | None:
+    """What an attribute holding `old` holds once an undecided branch sets it to `new`."""
+    options = list(old.options) if isinstance(old, OneOf) else [old]
+    if not any(new is option for option in options):
+        options.append(new)
+    if len(options) == 1:
+        return options[0]
+    if not any(isinstance(option, Obj) for option in options):
+        return functools.reduce(join, options)
+    return OneOf(tuple(options))
+
+
+def options_of(value) -> tuple:
+    """The values `value` may be: its options when it is a OneOf, else itself."""
+    return value.options if isinstance(value, OneOf) else (value,)
+
+
 Value = (
     Tensor
     | Const

@@ -668,9 +668,10 @@ class Calls:
                 if flag is False and not self.undecided:
                     freezing.freeze(obj)
                 elif flag is False:
-                    obj.frozen = True
+                    freezing.may_freeze(obj)
                 else:
-                    obj.frozen = obj.frozen or flag is None
+                    if flag is None:
+                        freezing.may_freeze(obj)
                     freezing.thaw(obj, deep=True)
             return obj
         return None

@@ -95,11 +95,10 @@ _NO_EFFECT = _Marker("no grad effect")
 
 
 def _returned(values: list) -> Value | None:
-    """What a call gives back: its returns joined (unknown ones before a known one left out)."""
-    result = None
-    for value in values:
-        result = value if result is None else join(result, value)
-    return result
+    """What a call gives back: its returns joined (unknown when any is)."""
+    if not values or any(value is None for value in values):
+        return None
+    return functools.reduce(join, values)
 
 
 def _heard(frame: Frame, receiver: str | None, parameters, modules, data_writes) -> None:

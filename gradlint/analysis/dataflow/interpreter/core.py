@@ -202,6 +202,9 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         # way when they were built (nested constructions deeper than MAX_DEPTH are cut)
         self.constructions: dict[tuple, tuple[Obj, int]] = {}
         self.module_body_done = False
+        # arguments of the function run on its own taken as given (`x is None` decided
+        # False: the caller passed a tensor); the recorder names them with its facts
+        self.assumed_given: set[str] = set()
         self.stack: list[cst.FunctionDef] = []
         # functions' own runs kept for callers that would run them alike (summaries.py);
         # `heap` counts changes of instances (a summary holds while it is unchanged),
@@ -319,6 +322,7 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         arguments = _fingerprints(env) if role is None and not fresh else None
         before = summaries.lengths(self.facts), self.steps, len(self.inlined), len(self.refused)
         start = State(env, grad=grad)
+        self.assumed_given = set()
         self.stack.append(node)
         end = self._block(node.body.body, start, frame)
         self.stack.pop()

@@ -192,6 +192,9 @@ class Expressions:
         if isinstance(operator, cst.Is | cst.IsNot):
             same = _identical(left, rights[0])
             if same is not None:
+                for side in (left, rights[0]):
+                    if isinstance(side, Tensor) and side.forward_input and not side.is_tensor:
+                        self.assumed_given.add(side.forward_input)
                 return Const(same == isinstance(operator, cst.Is))
         if isinstance(operator, cst.Equal | cst.NotEqual) and _literal(left, rights[0]):
             return Const((left.value == rights[0].value) == isinstance(operator, cst.Equal))

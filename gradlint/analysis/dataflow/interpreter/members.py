@@ -40,6 +40,7 @@ from gradlint.analysis.dataflow.values import (
     Grad,
     Mapping,
     Obj,
+    OneOf,
     Parameters,
     Seq,
     Size,
@@ -49,6 +50,7 @@ from gradlint.analysis.dataflow.values import (
     generation,
     join,
     new_storage,
+    one_of,
     replace,
 )
 from gradlint.analysis.names import dotted
@@ -104,6 +106,9 @@ class Members:
             attr = target.attr.value
             if attr not in owner.attrs or not _alike(owner.attrs[attr], value):
                 self._changed(owner)
+                if self.undecided and attr in owner.attrs:
+                    # set on one arm of an undecided `if` (or again on another): either
+                    value = one_of(owner.attrs[attr], value)
             owner.attrs[attr] = value
         if isinstance(owner, Modules) and target.attr.value == "inplace" and _truth(value):
             self._changed(None)
@@ -152,6 +157,11 @@ class Members:
             state.env[name] = replace(
                 value, grad=grad, buffer=False, described="leaf tensor", plain_leaf=plain
             )
+        self._flag_owners(expr, flag, state, frame)
+
+    def _flag_owners(self, expr, flag: bool | None, state: State, frame: Frame) -> None:
+        """A parameter `expr` reads (`model.fc.weight`) had its requires_grad set to `flag`:
+        the modules holding it no longer state it requires grad (or no grad)."""
         for owner in self._owners(expr, state, frame):
             self._changed(None)
             if flag is not True:
@@ -216,9 +226,9 @@ class Members:
             if attr == "inplace":
                 return _inplace_flag(obj)
             return obj.attrs.get(attr)
-        if attr not in obj.attrs:
-            return None
-        value = obj.attrs[attr]
+        value = obj.attrs.get(attr)
+        if isinstance(value, OneOf):
+            return None  # one of values set on arms of an undecided branch
         if isinstance(value, Tensor) and value.described == "parameter":
             # one storage per parameter: every read of `model.w` is the same tensor
             grad = obj.parameter_grad() if obj.frozen else value.grad

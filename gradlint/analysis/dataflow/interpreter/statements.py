@@ -281,7 +281,7 @@ class Statements:
         if flag is False and not self.undecided:
             freezing.freeze(source.owner)
         elif flag is not None:
-            source.owner.frozen = True
+            freezing.may_freeze(source.owner)
             freezing.thaw(source.owner, deep=True)
 
     def _with(self, statement: cst.With, state: State, frame: Frame) -> State | None:

@@ -444,7 +444,10 @@ class TorchSemantics:
         """The dtype of a torch function's (or a tensor method's) result, and the
         (values, indices) pair of max / sort / topk ..."""
         positional, keywords = args
-        explicit = dtypes.named(_argument(call, "dtype", None), self.imports)
+        given = _argument(call, "dtype", None)
+        explicit = dtypes.named(given, self.imports)
+        if given is not None and explicit is None:  # `dtype=x.dtype`: held in a variable
+            return replace(result, dtype=None) if isinstance(result, Tensor) else result
         if receiver is not None:
             if name in ("to", "type") and explicit is None and call.args:
                 explicit = dtypes.named(call.args[0].value, self.imports)
@@ -698,6 +701,7 @@ class TorchSemantics:
                 name = dotted(func.value)
                 if name is not None and name in state.env:
                     state.env[name] = result
+                self._flag_owners(func.value, flag, state, frame)
                 return result
             return receiver
         if isinstance(receiver, Seq) and method in _LIST_GROWTH:

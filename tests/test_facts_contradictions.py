@@ -1,0 +1,170 @@
+"""The fact oracle's contradictions, each as the smallest program showing it: torch runs the
+program (benchmarks/facts_runtime.py, one child process for all of them) and every fact
+the interpreter states of it must hold (a fact it cannot prove it leaves unknown).
+Each program names the real code it was reduced from."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+facts = _load("facts")
+
+PROGRAMS = {
+    # a parameter frozen on its own (`self.embed.weight.requires_grad_(False)`, qwen-vl,
+    # checkpoint_frozen_embedding) and parameters frozen by name under an `if` in a
+    # named_parameters() loop (the generated corpus): no longer stated leaf / non-leaf
+    "frozen_by_name": """\
+        import torch
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.stem = nn.Linear(4, 4)
+                self.head = nn.Linear(4, 2)
+                self.head.weight.requires_grad_(False)
+
+            def forward(self, x):
+                h = self.stem(x)
+                out = self.head(h)
+                return out
+
+
+        model = Net()
+        for name, parameter in model.named_parameters():
+            if name.startswith("stem"):
+                parameter.requires_grad_(False)
+        x = torch.randn(3, 4)
+        h = model.stem(x)
+        w = model.head.weight
+        out = model(x)
+        """,
+    # a dtype held in a variable (timm beit's relative_position_index: int, not float)
+    "dtype_from_a_variable": """\
+        import torch
+
+        coords = torch.arange(4).view(2, 2)
+        index = torch.zeros(size=(3, 3), dtype=coords.dtype)
+        index[1:, 1:] = coords
+        doubles = torch.zeros(2, dtype=float)
+        """,
+    # a layer built on one arm of an undecided `if` and another on the other
+    # (pytorch/examples' word_language_model: an LSTM or an nn.RNN): neither is stated
+    "attribute_set_on_both_arms": """\
+        import torch
+        import torch.nn as nn
+
+
+        class RNNModel(nn.Module):
+            def __init__(self, rnn_type, width):
+                super().__init__()
+                if rnn_type in ["LSTM", "GRU"]:
+                    self.rnn = getattr(nn, rnn_type)(width, width)
+                else:
+                    self.rnn = nn.RNN(width, width)
+
+            def forward(self, x, hidden):
+                output, hidden = self.rnn(x, hidden)
+                return output, hidden
+
+
+        model = RNNModel("LSTM" if len(__name__) > 3 else "RNN", 4)
+        hidden = (torch.zeros(1, 2, 4), torch.zeros(1, 2, 4))
+        output, hidden = model(torch.randn(3, 2, 4), hidden)
+        """,
+    # a helper returning a layer on each arm, one of them unknown (timm byobnet's
+    # create_shortcut): the call is unknown, not the last arm's nn.Identity
+    "a_return_unknown_on_one_arm": """\
+        import torch.nn as nn
+
+
+        def make_shortcut(kind, width, layers):
+            if not kind:
+                return None
+            elif kind == "avg":
+                return nn.AvgPool1d(1)
+            elif kind == "conv":
+                return layers(width, width)
+            else:
+                return nn.Identity()
+
+
+        class Block(nn.Module):
+            def __init__(self, kind, width, layers):
+                super().__init__()
+                self.shortcut = make_shortcut(kind, width, layers)
+
+
+        block = globals()["Block"]("conv", 4, nn.Linear)
+        """,
+    # `targets is not None` of a forward() argument (torchvision's GeneralizedRCNNTransform,
+    # run without targets): the function run on its own takes the argument as given, so
+    # what it states holds for calls passing it; torch ran it None (not compared)
+    "forward_argument_may_be_none": """\
+        from typing import Optional
+
+        import torch
+        import torch.nn as nn
+
+
+        class Transform(nn.Module):
+            def forward(self, images: list[torch.Tensor], targets: Optional[list[dict]] = None):
+                if targets is not None:
+                    copied: list[dict] = []
+                    for t in targets:
+                        data: dict = {}
+                        for k, v in t.items():
+                            data[k] = v
+                        copied.append(data)
+                    targets = copied
+                for i in range(len(images)):
+                    target_index = targets[i] if targets is not None else None
+                return images
+
+
+        globals()["Transform"]()([torch.zeros(2)])
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def tallies(tmp_path_factory) -> dict[str, facts.Tally]:
+    """Each program run under torch and compared with what the interpreter states."""
+    folder = tmp_path_factory.mktemp("contradicted")
+    programs = []
+    for name, source in PROGRAMS.items():
+        path = folder / f"{name}.py"
+        path.write_text(textwrap.dedent(source))
+        program = facts._script(path)
+        program["id"] = name
+        programs.append(program)
+    found = {name: facts.Tally() for name in PROGRAMS}
+    static = facts.Static()
+    for record in facts.run_programs(programs, Path(sys.executable), None):
+        if "file" in record:
+            facts.compare(record, static, found[record["program"]])
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_no_fact_stated_is_refuted_by_torch(name, tallies):
+    tally = tallies[name]
+    assert tally.observations >= 2  # the program ran to its end under the tracer
+    assert [str(c) for c in tally.contradictions] == []
