@@ -156,6 +156,33 @@ PROJECTS = (
         "git:openai/guided-diffusion@22e0df8183507e13a7813f8d38d51b072ca1e67c",
     ),
     Project("pytorch-examples", "git:pytorch/examples@77f55b912142e11fcfdf5b530231fb9c52f181e8"),
+    # Issue 31's second batch, judged at first sight on 2026-11-28.
+    Project("tianshou", "tianshou==2.0.1"),
+    Project("d3rlpy", "d3rlpy==2.8.1"),
+    Project("skrl", "skrl==2.1.1"),
+    Project("sb3-contrib", "sb3-contrib==2.9.2"),
+    Project("opacus", "opacus==1.6.0"),
+    Project("torchattacks", "torchattacks==3.5.1"),
+    Project("avalanche-lib", "avalanche-lib==0.6.0"),
+    Project("pykeen", "pykeen==1.11.1"),
+    Project("chemprop", "chemprop==2.3.1"),
+    Project("fastai", "fastai==2.8.12"),
+    Project("poutyne", "poutyne==1.19.0"),
+    Project("pytorch-widedeep", "pytorch-widedeep==1.7.0"),
+    Project("anomalib", "anomalib==2.7.0"),
+    Project("torchsde", "torchsde==0.2.6"),
+    Project("zuko", "zuko==1.6.0"),
+    Project("asteroid", "asteroid==0.7.0"),
+    Project("simpletransformers", "simpletransformers==0.70.8"),
+    Project("effdet", "effdet==0.4.1"),
+    Project("segment-anything", "segment-anything==1.0"),
+    Project("backpack-for-pytorch", "backpack-for-pytorch==1.7.1"),
+    Project("higher", "higher==0.2.1"),
+    Project("catalyst", "catalyst==22.4"),
+    # moco's newest commit deletes every file: the one before it
+    Project("moco", "git:facebookresearch/moco@132aea9da9bb995a411c915c0420be3db62052f3"),
+    Project("detr", "git:facebookresearch/detr@29901c51d7fe8712168b8d0d64351170bc0f83e0"),
+    Project("deit", "git:facebookresearch/deit@7e160fe43f0252d17191b71cbb5826254114ea5b"),
 )
 
 
