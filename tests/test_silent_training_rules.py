@@ -52,6 +52,36 @@ for batch in [torch.randn(8, 3)] * 2:
     assert "once, after the loop" in finding.message
 
 
+_CLEAR_UNDER_IF = """
+import torch
+import torch.nn as nn
+
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for i, x in enumerate([torch.randn(4, 3)] * 8, start=1):
+    if {clear_test}:
+        optimizer.zero_grad()
+    loss = model(x).pow(2).mean() / 4
+    loss.backward()
+    if i % 4 == 0:
+        optimizer.step()
+"""
+
+
+def test_zero_grad_under_the_step_condition_before_the_backward():
+    """ignite#583's FAQ: on the update iteration the clearing wipes what was accumulated."""
+    (finding,) = lint(_CLEAR_UNDER_IF.format(clear_test="i % 4 == 0"))
+    assert finding.code == "GL506" and finding.line == 9
+    assert "on the iterations" in finding.message
+    with pytest.raises(AssertionError, match=re.escape(finding.witness.expect)):
+        exec(textwrap.dedent(finding.witness.program), {})
+
+
+def test_zero_grad_at_the_start_of_each_group_is_quiet():
+    """Cleared on the first iteration of a group, stepped on its last: accumulation."""
+    assert codes(_CLEAR_UNDER_IF.format(clear_test="(i - 1) % 4 == 0")) == []
+
+
 def test_zero_grad_in_a_method_the_loop_calls():
     source = """
 import torch
@@ -185,6 +215,8 @@ class Heads(nn.Module):
         "v.reshape(B, S, H * D)",
         "v.reshape(B, H * D, S)",
         "v.view(B, S, D * H)",
+        "v.reshape(B, -1, H * D)",  # the -1 stands for S: the same merge across S
+        "v.view(B, S, -1)",
     ],
 )
 def test_reshape_moving_dims_while_merging(expression):
@@ -203,7 +235,9 @@ def test_reshape_moving_dims_while_merging(expression):
         "v.unflatten(1, (H, 1))",
         "v.reshape(B, H, S, D)",
         "v.transpose(1, 2).reshape(B, S, H * D).view(B, S, H, D).transpose(1, 2)",
-        "v.reshape(B, -1, H * D)",
+        "v.reshape(B, -1, D)",
+        "v.reshape(-1, S, D)",
+        "v.transpose(1, 2).reshape(B, S, -1)",
     ],
 )
 def test_reshape_look_alikes_are_quiet(expression):

@@ -75,6 +75,9 @@ class AccumulationChecker(Checker):
         name, _ = _optimizer_of(step)
         line = self.file.position(step.node).start.line
         loop_line = self.file.position(loop).start.line
+        if how == _SAME_ITERATIONS:
+            self._report_same_iteration(zero, step, f"`{name}.step()`", line, loop_line)
+            return
         self.report(
             zero.node,
             "GL506",
@@ -91,6 +94,28 @@ class AccumulationChecker(Checker):
                 "iteration's backward: each step applies the gradients of the last iteration "
                 "alone, the others are wiped unused. Clear "
                 "the gradients right after the step (under the same condition)."
+            ),
+        )
+
+    def _report_same_iteration(
+        self, zero: TrainingEvent, step: TrainingEvent, written: str, line: int, loop_line: int
+    ) -> None:
+        self.report(
+            zero.node,
+            "GL506",
+            headline(
+                "{zero} clears the accumulated gradients on the iterations {step} (line {line}) "
+                "steps on, before their backward",
+                zero=f"`{self.file.code_for(zero.node)}`",
+                step=written,
+                line=str(line),
+            ),
+            witness=_SAME_ITERATION_WITNESS,
+            detail=(
+                f"Both run under the same condition in the loop on line {loop_line}, the "
+                "clearing before the iteration's backward and the step after it: each step "
+                "applies that iteration's gradients alone, those of the iterations since the "
+                "last step are wiped unused. Clear the gradients right after the step."
             ),
         )
 
@@ -123,6 +148,41 @@ def _wiped_accumulations(events: list[TrainingEvent]):
             if found is not None:
                 yield zero, loop, *found
                 break
+        else:
+            found = _cleared_on_the_step_iteration(inside, backwards)
+            if found is not None:
+                yield found[0], loop, found[1], _SAME_ITERATIONS
+
+
+_SAME_ITERATIONS = "on the same iterations, after their backward"
+
+
+def _condition(inner: tuple[Place, ...]) -> cst.CSTNode | None:
+    """The test of the one `if` on the iteration count an event sits under (its body; the
+    other places run whenever the iteration does), else None."""
+    branches = [p for p in inner if p.kind == "if"]
+    if len(branches) != 1 or branches[0].index != 0 or not _on_iteration_count(branches[0]):
+        return None
+    rest = [p for p in inner if p.kind != "if"]
+    return branches[0].node.test if _every_iteration(tuple(rest)) else None
+
+
+def _cleared_on_the_step_iteration(inside, backwards):
+    """(zero_grad, step): both under an `if` of the same test on the iteration count, the
+    clearing before the iteration's backward and the step after it: on each update
+    iteration the gradients accumulated since the last step are wiped first."""
+    for zero, inner in inside:
+        test = _condition(inner) if zero.kind == "zero_grad" else None
+        later = [b for b in backwards if b.time > zero.time]
+        if test is None or not later:
+            continue
+        for step, step_inner in inside:
+            if step.kind != "step" or step.time < later[0].time or not _same_optimizer(zero, step):
+                continue
+            step_test = _condition(step_inner)
+            if step_test is not None and step_test.deep_equals(test):
+                return zero, step
+    return None
 
 
 def _step_of_some_iterations(zero, inside, backwards):
@@ -185,4 +245,25 @@ _WITNESS = Witness(
     "if not torch.allclose(applied, model.weight.grad):\n"
     "    raise AssertionError('the step sees the last micro-batch only')\n",
     "the step sees the last micro-batch only",
+)
+
+
+_SAME_ITERATION_WITNESS = Witness(
+    "import torch\n"
+    "model = torch.nn.Linear(3, 1)\n"
+    "opt = torch.optim.SGD(model.parameters(), lr=0.0)\n"
+    "batches = [torch.randn(2, 3) for _ in range(4)]\n"
+    "for i, x in enumerate(batches, start=1):\n"
+    "    if i % 2 == 0:\n"
+    "        opt.zero_grad()\n"
+    "    model(x).sum().backward()\n"
+    "    if i % 2 == 0:\n"
+    "        applied = model.weight.grad.clone()\n"
+    "        opt.step()\n"
+    "model.zero_grad()\n"
+    "for x in batches[2:]:\n"
+    "    model(x).sum().backward()\n"
+    "if not torch.allclose(applied, model.weight.grad):\n"
+    "    raise AssertionError('the step sees the last batch only')\n",
+    "the step sees the last batch only",
 )

@@ -48,7 +48,7 @@ class ShapeConflictChecker(Checker):
     def leave_Module(self, node: cst.Module) -> None:
         for by_kind in self.file.dataflow.shape_conflicts.values():
             for conflict in by_kind.values():
-                if conflict.kind == "reshape_count" and "batch_literal" in by_kind:
+                if conflict.kind in ("reshape_count", "moved") and "batch_literal" in by_kind:
                     continue  # the hard-coded batch size is the cause: one finding
                 if conflict.kind == "batch_literal" and self._test_model(conflict.node):
                     continue  # a test builds the inputs of the size the model was written for

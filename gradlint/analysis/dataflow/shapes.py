@@ -710,7 +710,9 @@ class ShapeFlow:
         new = model.resolve_view_sizes(shape, sizes)
         if new is not None and shape.dims is not None and model.reordered(shape.dims, new):
             self._record(Conflict("reordered", node, (shape,), name, (tuple(new),)))
-        if new is not None and shape.dims is not None and -1 not in sizes:
+        # a -1 stands for what the written sizes leave: among sizes all known numbers
+        # that can match other dims by coincidence (64 = 8 * 8), so only symbolic ones
+        if new is not None and shape.dims is not None and (-1 not in sizes or _named(shape)):
             moved = model.moved_while_merging(shape.dims, new)
             if moved is not None:
                 self._record(Conflict("moved", node, (shape,), name, (tuple(new), tuple(moved))))
@@ -885,6 +887,11 @@ def _dim_arithmetic(operator, a: Dim, b: Dim) -> Dim | None:
 def _folds_into_rows(sizes: list) -> bool:
     """`reshape(-1, 10)`: the -1 leads and the feature size is written out (GL403)."""
     return -1 in sizes[:-1]
+
+
+def _named(shape: Shape) -> bool:
+    """Some dim of the shape is a size the code names, not a number."""
+    return any(not isinstance(dim, int) for dim in shape.dims or ())
 
 
 def _product_names(expr: cst.BaseExpression) -> tuple[str, ...] | None:
