@@ -82,6 +82,25 @@ def test_zero_grad_at_the_start_of_each_group_is_quiet():
     assert codes(_CLEAR_UNDER_IF.format(clear_test="(i - 1) % 4 == 0")) == []
 
 
+def test_step_then_zero_grad_under_one_if_in_nested_loops_is_quiet():
+    """The clearing after the step precedes the backward of the next pass, not its own."""
+    source = """
+import torch
+import torch.nn as nn
+
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    optimizer.zero_grad()
+    for i, x in enumerate([torch.randn(4, 3)] * 8):
+        model(x).pow(2).mean().backward()
+        if (i + 1) % 4 == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+    assert codes(source) == []
+
+
 def test_zero_grad_in_a_method_the_loop_calls():
     source = """
 import torch

@@ -149,7 +149,7 @@ def _wiped_accumulations(events: list[TrainingEvent]):
                 yield zero, loop, *found
                 break
         else:
-            found = _cleared_on_the_step_iteration(inside, backwards)
+            found = _cleared_on_the_step_iteration(loop, inside, backwards)
             if found is not None:
                 yield found[0], loop, found[1], _SAME_ITERATIONS
 
@@ -167,17 +167,32 @@ def _condition(inner: tuple[Place, ...]) -> cst.CSTNode | None:
     return branches[0].node.test if _every_iteration(tuple(rest)) else None
 
 
-def _cleared_on_the_step_iteration(inside, backwards):
+def _pass_of(event: TrainingEvent, loop: cst.CSTNode) -> tuple:
+    """The places up to the loop's pass an event sits in (the passes of the loops around
+    it tell apart the runs of one pass of the loop)."""
+    places = []
+    for place in event.path:
+        places.append((place.kind, id(place.node), place.index))
+        if place.node is loop:
+            break
+    return tuple(places)
+
+
+def _cleared_on_the_step_iteration(loop, inside, backwards):
     """(zero_grad, step): both under an `if` of the same test on the iteration count, the
-    clearing before the iteration's backward and the step after it: on each update
-    iteration the gradients accumulated since the last step are wiped first."""
+    clearing before the iteration's backward and the step after it, in one pass of the
+    loop: on each update iteration the gradients accumulated since the last step are
+    wiped first."""
     for zero, inner in inside:
         test = _condition(inner) if zero.kind == "zero_grad" else None
-        later = [b for b in backwards if b.time > zero.time]
+        same_pass = _pass_of(zero, loop)
+        later = [b for b in backwards if b.time > zero.time and _pass_of(b, loop) == same_pass]
         if test is None or not later:
             continue
         for step, step_inner in inside:
             if step.kind != "step" or step.time < later[0].time or not _same_optimizer(zero, step):
+                continue
+            if _pass_of(step, loop) != same_pass:
                 continue
             step_test = _condition(step_inner)
             if step_test is not None and step_test.deep_equals(test):
