@@ -141,6 +141,54 @@ PROGRAMS = {
 
         globals()["Transform"]()([torch.zeros(2)])
         """,
+    # views returned in a tuple: `tensor_split`, and `split` of a value not known to be
+    # a tensor (timm res2net's `torch.split(out, self.width, 1)`)
+    "views_in_a_tuple": """\
+        import torch
+        import torch.nn as nn
+
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.width = 2
+
+            def forward(self, out):
+                spx = torch.split(out, self.width, 1)
+                parts = torch.tensor_split(out, 2, 1)
+                return spx, parts
+
+
+        globals()["Block"]()(torch.randn(2, 4, 3, 3))
+        a = torch.randn(2, 4)
+        parts = torch.tensor_split(a, 2, 1)
+        """,
+    # contiguity: a chunk piece split into heads (a view with gaps), a forward()
+    # argument kept as the shortcut (timm edgenext: a permuted tensor passed in)
+    "views_and_arguments_not_stated_contiguous": """\
+        import torch
+        import torch.nn as nn
+
+        x = torch.randn(2, 5, 8)
+        q, k, v = (x @ torch.randn(8, 24)).chunk(3, dim=-1)
+        q = q.reshape(2, 5, 2, 4)
+
+
+        class Block(nn.Module):
+            def forward(self, x):
+                shortcut = x
+                return shortcut + 1
+
+
+        globals()["Block"]()(torch.randn(2, 3, 4, 5).permute(0, 2, 3, 1))
+        """,
+    # an index into a numpy array is an array, not a tensor (a DQN's replay memory)
+    "numpy_array_indexed": """\
+        import numpy as np
+
+        memory = np.random.rand(8, 6)
+        batch_memory = memory[np.random.choice(8, size=4)]
+        """,
 }
 
 

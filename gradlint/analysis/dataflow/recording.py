@@ -107,9 +107,10 @@ def describe(value) -> dict[str, object]:
             facts["rank"] = len(shape.dims)
             facts["dims"] = tuple(_dim(d) for d in shape.dims)
             facts["same_dims"] = _same_symbols(shape.dims)
-        dense = shape is not None and (
-            (shape.is_contiguous and not shape.gaps) or (shape.dims is None and shape.dense)
-        )
+        # the shape's layout proves contiguity of a tensor that is no view (a view's gaps,
+        # such as a chunk piece's, are not all tracked); a forward() argument's density
+        # of unknown rank is an assumption of the shape rules, not stated
+        dense = shape is not None and shape.is_contiguous and not shape.gaps and not value.view
         if value.contiguous or dense:
             facts["contiguous"] = True
     elif isinstance(value, Obj):

@@ -244,7 +244,8 @@ class Members:
             grad = base.grad_of_result()
             graph = base.graph if grad is Grad.ON else None
             cut = cuts.inherited([base, *indices])  # `table[t.argmax(1)]`
-            return Tensor(new_storage(), grad, is_tensor=True, graph=graph, cut=cut)
+            # indexing a numpy array (or a value not proven a tensor) gives the same kind
+            return Tensor(new_storage(), grad, is_tensor=base.is_tensor, graph=graph, cut=cut)
         index = indices[0] if len(indices) == 1 else None
         key = index.value if isinstance(index, Const) else None
         if isinstance(base, Seq) and index is _SLICE:

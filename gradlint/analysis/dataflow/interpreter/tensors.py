@@ -347,6 +347,10 @@ class TorchSemantics:
         tensors = [v for v in inputs if isinstance(v, Tensor)]
         if facts is not None and base is not None and facts.multi_view:
             return _views(base, facts.name.rpartition(".")[2])
+        if facts is not None and facts.shape == "view" and facts.returns_tuple:
+            # views of one tensor returned in a tuple (`tensor_split`, `hsplit`; `split`
+            # of a value not known to be a tensor)
+            return Seq((base.as_view() if base is not None else None,), any_length=True)
         if facts is not None and base is not None and facts.view:
             return base.as_view()
         if facts is not None and base is not None and facts.may_view and base.contiguous:
