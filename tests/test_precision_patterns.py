@@ -1461,3 +1461,60 @@ def test_optional_embeddings_a_user_passes_are_flagged_and_a_required_input_is_q
         """
     )
     assert "leaf Variable that requires grad" in str(_run(tmp_path, run))
+
+
+# a parameter read only to compute its own replacement through `.data` (robustbench's
+# BoostingWideResNet, shipped in torchattacks: the fc weight projected onto the unit
+# sphere before fc runs) is no use by the forward pass: GL102 -------------------------------
+
+COSINE_HEAD = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class CosineHead(nn.Module):
+    def __init__(self, dim, classes):
+        super().__init__()
+        self.body = nn.Linear(dim, dim)
+        self.fc = nn.Linear(dim, classes, bias=False)
+
+    def forward(self, x):
+        out = F.normalize(self.body(x), p=2, dim=1)
+{projection}
+        return {result}
+"""
+
+PROJECTION = "        self.fc.weight.data = F.normalize(self.fc.weight, p=2, dim=1)"
+
+EVERY_LINEAR = """\
+        for _, module in self.named_modules():
+            if module is self.fc:
+                module.weight.data = F.normalize(module.weight, p=2, dim=1)"""
+
+GRADIENT_CHECK = """
+
+torch.manual_seed(0)
+head = CosineHead(4, 3)
+x = torch.randn(5, 4, requires_grad=True)
+head(x).sum().backward()
+used = head.fc.weight.detach().clone()  # the weight fc computed the logits with
+expected_x = x.detach().clone().requires_grad_()
+F.linear(F.normalize(head.body(expected_x), p=2, dim=1), used).sum().backward()
+if not torch.allclose(x.grad, expected_x.grad, atol=1e-6):
+    raise AssertionError("the gradient was computed from the mutated .data")
+"""
+
+
+def test_weight_projected_through_data_before_its_layer_runs_is_quiet(tmp_path):
+    for projection in (PROJECTION, EVERY_LINEAR):
+        source = COSINE_HEAD.format(projection=projection, result="self.fc(out)")
+        assert _findings(source) == []
+        assert _run(tmp_path, source + GRADIENT_CHECK) is None
+
+
+def test_weight_projected_after_its_layer_ran_is_flagged(tmp_path):
+    late = "        logits = self.fc(out)\n" + PROJECTION
+    source = COSINE_HEAD.format(projection=late, result="logits")
+    assert _findings(source) == [(15, "GL102")]
+    assert "computed from the mutated .data" in str(_run(tmp_path, source + GRADIENT_CHECK))

@@ -56,6 +56,15 @@ _GLOBAL_GRAD_SWITCHES = frozenset(
 )
 
 
+def _writes_data(node: cst.Assign) -> bool:
+    """`x.data = value` and no other target."""
+    return (
+        len(node.targets) == 1
+        and isinstance(node.targets[0].target, cst.Attribute)
+        and node.targets[0].target.attr.value == "data"
+    )
+
+
 def _string_key(target: cst.Subscript) -> str | None:
     """The key of `d["loss"]`, a string literal; None for any other index."""
     if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
@@ -355,7 +364,14 @@ class Statements:
         return state
 
     def _assign(self, node: cst.Assign, state: State, frame: Frame) -> None:
-        value = self.eval(node.value, state, frame)
+        if _writes_data(node):
+            # `w.data = F.normalize(w)`: only the values reach `.data`, so the parameters
+            # read to compute them feed no gradient (GL102 counts no use by the forward)
+            read = set(frame.read_parameters)
+            value = self.eval(node.value, state, frame)
+            frame.read_parameters = read
+        else:
+            value = self.eval(node.value, state, frame)
         if any(_names_grad(target.target) for target in node.targets):
             self._trace("clear", node, frame)  # `p.grad = None`
         if not isinstance(value, Seq) and len(node.targets) == 1:
