@@ -1518,3 +1518,54 @@ def test_weight_projected_after_its_layer_ran_is_flagged(tmp_path):
     source = COSINE_HEAD.format(projection=late, result="logits")
     assert _findings(source) == [(15, "GL102")]
     assert "computed from the mutated .data" in str(_run(tmp_path, source + GRADIENT_CHECK))
+
+
+# 6, continued: a loss weight the loss fills in itself with a constant when None (mmdet's
+# L2Loss / MarginLoss: `if weight is None: weight = target.new_ones(...)`) needs no grad;
+# one standing in for a learned weighting is the caller's differentiable tensor ----------
+
+L2_LOSS = """\
+import torch
+import torch.nn as nn
+
+
+class L2Loss(nn.Module):
+    def __init__(self, dim, neg_pos_ub=1):
+        super().__init__()
+        self.neg_pos_ub = neg_pos_ub
+        self.weighting = nn.Linear(dim, dim)
+
+    def forward(self, pred, target, weight=None, avg_factor=None):
+        pred, weight, avg_factor = self.update_weight(pred, target, weight, avg_factor)
+        return ((pred - target) ** 2 * weight).sum() / avg_factor
+
+    def update_weight(self, pred, target, weight, avg_factor):
+        if weight is None:
+            weight = {default}
+        neg_inds = target == 0
+        if int(neg_inds.sum()) > int((target == 1).sum()) * self.neg_pos_ub:
+            weight[neg_inds] = 0
+        avg_factor = (weight > 0).sum()
+        return pred, weight, avg_factor
+"""
+
+
+def test_loss_weight_filled_in_with_a_constant_is_quiet():
+    for default in ("target.new_ones(target.size())", "torch.ones_like(target)"):
+        assert _findings(L2_LOSS.format(default=default)) == [], default
+
+
+def test_loss_weight_standing_in_for_a_learned_weighting_is_flagged(tmp_path):
+    source = L2_LOSS.format(default="self.weighting(pred).sigmoid()")
+    assert _findings(source) == [(20, "GL105")]
+    for default in ("torch.ones_like(target, requires_grad=True)",):
+        assert _findings(L2_LOSS.format(default=default)) == [(20, "GL105")], default
+    run = source + textwrap.dedent(
+        """
+
+        pred, target = torch.rand(2, 4), torch.tensor([[1.0, 0, 0, 0], [0, 0, 0, 1]])
+        weight = torch.rand(2, 4, requires_grad=True)  # a weighting the caller learns
+        L2Loss(4)(pred, target, weight).backward()
+        """
+    )
+    assert "leaf Variable that requires grad" in str(_run(tmp_path, run))

@@ -15,8 +15,9 @@ from functools import cached_property
 import libcst as cst
 
 from gradlint import fixes
-from gradlint.analysis.dataflow import DataWrite, Grad, InplaceEdit, Saver
+from gradlint.analysis.dataflow import DataWrite, Grad, InplaceEdit, Saver, Tensor
 from gradlint.analysis.names import dotted
+from gradlint.analysis.torch_ops import REQUIRES_GRAD_KEYWORD_METHODS, TENSOR_FACTORIES
 from gradlint.analysis.walk import iter_nodes
 from gradlint.checks import Checker
 from gradlint.diagnostic import Fix, Severity, Witness, headline
@@ -132,10 +133,43 @@ class InplaceChecker(Checker):
         if name is not None and _LABEL_NAME.search(name) and not _VALUE_NAME.search(name):
             return True
         edited = self.file.code_for(edit.target)
+        if self._constant_stand_in(edit, edited):
+            return True
         return any(
             tested == edited and any(node is edit.node for node in iter_nodes(arm))
             for tested, arm in self._no_grad_arms
         )
+
+    def _constant_stand_in(self, edit: InplaceEdit, edited: str) -> bool:
+        """The edited argument stands in for a tensor that needs no grad: the function
+        (or its forward) fills it in itself when None, with one that requires none
+        (`if weight is None: weight = target.new_ones(target.size())`: mmdet's loss
+        weights), so what a caller passes there is a weight or mask, not a value autograd
+        differentiates."""
+        functions = {edit.body.node, edit.value.input_of} - {None}
+        return any(
+            isinstance(node, cst.If)
+            and _tests_is_none(node.test, edited)
+            and any(self._needs_no_grad_value(value) for value in _assigned(node, edited))
+            for function in functions
+            for node in iter_nodes(function)
+        )
+
+    def _needs_no_grad_value(self, expr: cst.BaseExpression) -> bool:
+        """A tensor that requires no grad: so proven by the interpreter, or (an arm it did
+        not run) a fresh factory call without `requires_grad=True` (`torch.ones(...)`,
+        `target.new_ones(...)`)."""
+        value = self.file.dataflow.value_of(expr)
+        if isinstance(value, Tensor):
+            return value.grad is Grad.OFF
+        if not isinstance(expr, cst.Call) or any(
+            arg.keyword is not None and arg.keyword.value == "requires_grad" for arg in expr.args
+        ):
+            return False
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value.startswith("new_"):
+            return func.attr.value in REQUIRES_GRAD_KEYWORD_METHODS
+        return self.resolve(func) in TENSOR_FACTORIES
 
     @cached_property
     def _no_grad_arms(self) -> list[tuple[str, cst.CSTNode]]:
@@ -346,6 +380,28 @@ def _is_container_display(value: cst.BaseExpression) -> bool:
         name = dotted(value.func)
         return name is not None and name.rsplit(".", 1)[-1] in _CONTAINER_CALLS
     return False
+
+
+def _tests_is_none(test: cst.BaseExpression, name: str) -> bool:
+    """`name is None`."""
+    return (
+        isinstance(test, cst.Comparison)
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Is)
+        and dotted(test.left) == name
+        and dotted(test.comparisons[0].comparator) == "None"
+    )
+
+
+def _assigned(branch: cst.If, name: str) -> list[cst.BaseExpression]:
+    """The values the body of `branch` assigns to `name`."""
+    return [
+        statement.value
+        for statement in iter_nodes(branch.body)
+        if isinstance(statement, cst.Assign)
+        and len(statement.targets) == 1
+        and dotted(statement.targets[0].target) == name
+    ]
 
 
 def _optional_argument(forward: cst.FunctionDef | None, name: str) -> bool:
