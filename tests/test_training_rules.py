@@ -247,8 +247,9 @@ def train(model, optimizer, loader):
         ("torch.isfinite(grad_norm)", "", "", ["GL503"]),
         ("not math.isnan(loss.item())", "", "", ["GL503"]),
         ("torch.isfinite(grad_norm)", "", "optimizer.zero_grad()", []),
-        # cleared once before the loop: stepping once per call is what is meant
-        ("torch.isfinite(grad_norm)", "optimizer.zero_grad()", "", []),
+        # cleared once before the loop only (TextClassificationBenchmark#20): each guarded
+        # step still applies the sum of every earlier batch's gradient
+        ("torch.isfinite(grad_norm)", "optimizer.zero_grad()", "", ["GL503"]),
         # a schedule over the loop's passes: accumulation on purpose
         ("batch_idx == len(loader) - 1", "", "", []),
         ("(batch_idx + 1) % 4 == 0", "", "", []),
@@ -256,6 +257,42 @@ def train(model, optimizer, loader):
 )
 def test_step_under_a_guard_with_gradients_never_cleared(guard, before, clear, expected):
     assert codes(GUARDED_STEP.format(guard=guard, before=before, clear=clear)) == expected
+
+
+def test_backward_and_step_under_one_data_guard_with_a_clip_helper():
+    """TextClassificationBenchmark#20: zero_grad() once before a module-level loop whose
+    backward and step sit under the same test of the batch; clamping `.grad` in place
+    clips the gradients, it does not clear them."""
+    source = """
+import torch
+
+def clip_gradient(optimizer, grad_clip):
+    for group in optimizer.param_groups:
+        for param in group["params"]:
+            if param.grad is not None:
+                param.grad.data.clamp_(-grad_clip, grad_clip)
+
+model = torch.nn.Linear(4, 2)
+optimizer = torch.optim.Adam(model.parameters())
+optimizer.zero_grad()
+batches = [torch.randn(4, 4) for _ in range(3)]
+for index, batch in enumerate(batches):
+    if len(batch) == 4:
+        loss = model(batch).pow(2).mean()
+        loss.backward()
+        clip_gradient(optimizer, 0.1)
+        optimizer.step()
+"""
+    assert codes(source) == ["GL503"]
+    zeroing = source.replace(
+        "param.grad.data.clamp_(-grad_clip, grad_clip)", "param.grad.data.zero_()"
+    )
+    before_backward = zeroing.replace(
+        "        loss.backward()\n        clip_gradient(optimizer, 0.1)\n",
+        "        clip_gradient(optimizer, 0.1)\n        loss.backward()\n",
+    )
+    assert before_backward != zeroing
+    assert codes(before_backward) == []
 
 
 def test_step_counted_by_the_loop_itself_is_a_schedule():

@@ -241,16 +241,17 @@ class _Run:
             for s in self.direct_steps(loop)
             if not s.with_closure and not self.restarts_each_iteration(loop, s)
         ]
-        uncleared = [s for s in steps if not self.clears_gradients(loop, s)]
+        uncleared = [(s, backwards) for s in steps if not self.clears_gradients(loop, s)]
         uncleared += [
-            s
-            for s in self.guarded_steps(loop)
+            (s, self.guarded_backwards(loop, guards))
+            for s, guards in self.guarded_steps(loop)
             if not s.with_closure and not self.restarts_each_iteration(loop, s)
-            if not self.ever_cleared(s)
+            if not self.clears_gradients(loop, s)
         ]
-        if not backwards or not uncleared:
+        uncleared = [(s, fed) for s, fed in uncleared if fed]
+        if not uncleared:
             return
-        step = uncleared[0]
+        step, backwards = uncleared[0]
         feeding = [b for b in backwards if b.time < step.time] or backwards
         backward = feeding[-1]
         at = _call_in(_inside(backward, loop)) or backward.node
@@ -276,10 +277,10 @@ class _Run:
             fix=self._zero_grad_fix(loop, step.optimizer) if own else None,
         )
 
-    def guarded_steps(self, loop: cst.CSTNode) -> list[_Step]:
+    def guarded_steps(self, loop: cst.CSTNode) -> list[tuple[_Step, list[Place]]]:
         """Steps of the loop's first pass under `if`s of the loop's own body whose tests
         read nothing the loop binds or counts (`if torch.isfinite(grad_norm):`): a guard
-        meant to pass, not a schedule (`if (i + 1) % accumulate == 0:`)."""
+        meant to pass, not a schedule (`if (i + 1) % accumulate == 0:`); with those ifs."""
         counted = _counters(loop)
         found = []
         for event, inner in self.passes.get(Place("loop", loop), ()):
@@ -294,16 +295,24 @@ class _Run:
                 continue
             kinds = all(place.kind in ("if", "call", "taken", "try") for place in inner)
             if kinds and all(place.index == 0 for place in inner if place.kind == "try"):
-                found.append(self.steps[id(event)])
+                found.append((self.steps[id(event)], guards))
         return found
 
-    def ever_cleared(self, step: _Step) -> bool:
-        """Whether anything in the whole body analysed may clear what `step` applies."""
-        return any(
-            event.kind == "clear"
-            or (event.kind == "zero_grad" and self.zero_grad_may_clear(event, step))
-            for event in self.events
-        )
+    def guarded_backwards(self, loop: cst.CSTNode, guards: list[Place]) -> list[TrainingEvent]:
+        """Backward calls filling `.grad` in the loop's first pass that run whenever a step
+        under `guards` does: under no `if`, or under those same ifs only."""
+        return [
+            event
+            for event, inner in self.passes.get(Place("loop", loop), ())
+            if event.kind == "backward"
+            and event.accumulates
+            and all(
+                place in guards
+                if place.kind == "if"
+                else place.kind in ("call", "taken") or (place.kind == "try" and place.index == 0)
+                for place in inner
+            )
+        ]
 
     def restarts_each_iteration(self, loop: cst.CSTNode, step: _Step) -> bool:
         """The optimizer is built anew in the loop, over tensors not proven to be the same

@@ -129,12 +129,21 @@ def _names_grad(target: cst.BaseExpression) -> bool:
     return isinstance(target, cst.Attribute) and target.attr.value == "grad"
 
 
+# In-place methods on a `.grad` that keep what it holds: clipping, rescaling by a division,
+# adding noise (`p.grad.data.clamp_(-c, c)` clips gradients, it does not clear them).
+_KEEPING_GRADIENT = frozenset(
+    {"clamp_", "clip_", "clamp_min_", "clamp_max_", "div_", "add_", "nan_to_num_", "renorm_"}
+)
+
+
 def _clears_gradients(call: cst.Call) -> bool:
     """`zero_grads(m)`, `m.zero_grad_all()`, `p.grad.zero_()`, `p.grad.data.mul_(0)`: a
-    call named like zero_grad, or an in-place method on a `.grad`."""
+    call named like zero_grad, or an in-place method on a `.grad` that may empty it."""
     last = _last_name(call.func) or ""
     if "zero_grad" in last:
         return True
+    if last in _KEEPING_GRADIENT:
+        return False
     return last.endswith("_") and ".grad." in (dotted(call.func) or "")
 
 
