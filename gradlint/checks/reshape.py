@@ -219,8 +219,8 @@ class ShapeConflictChecker(Checker):
             conflict.node,
             "GL403",
             headline(
-                "{call} splits dim {position} of shape {shape} into {target}, the factors in "
-                "another order than the merge that made it ({made})",
+                "{call} splits dim {position} of {shape} into {target}: factors swapped from "
+                "its merge ({made})",
                 call=f"`{self._written(conflict.node)}`",
                 position=str(position),
                 shape=str(shape),
