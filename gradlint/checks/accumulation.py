@@ -104,8 +104,8 @@ class AccumulationChecker(Checker):
             zero.node,
             "GL506",
             headline(
-                "{zero} clears the accumulated gradients on the iterations {step} (line {line}) "
-                "steps on, before their backward",
+                "{zero} wipes gradients on the iterations {step} (line {line}) steps on, "
+                "before their backward",
                 zero=f"`{self.file.code_for(zero.node)}`",
                 step=written,
                 line=str(line),
