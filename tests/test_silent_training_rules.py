@@ -507,6 +507,8 @@ for _ in range(3):
     [
         ("optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nmodel.fc = nn.Linear(8, 2)", 17),
         ("optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nmodel = Net()", 23),
+        # the loss goes through model.fc after the layer the optimizer trains (MMVAE#39)
+        ("optimizer = torch.optim.SGD(model.body.parameters(), lr=0.1)", 17),
     ],
 )
 def test_optimizer_misses_the_parameters_in_use(setup, line):
@@ -524,10 +526,23 @@ def test_optimizer_misses_the_parameters_in_use(setup, line):
         "    filter(lambda p: p.requires_grad, model.parameters()), lr=0.1\n)",
         "optimizer = torch.optim.SGD(model.fc.parameters(), lr=0.1)",
         "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nmodel.fc.weight.data.zero_()",
+        # the part left out is frozen, or another optimizer holds it, or it was loaded
+        "model.fc.requires_grad_(False)\noptimizer = torch.optim.SGD(model.body.parameters())",
+        "optimizer = torch.optim.SGD(model.body.parameters())\n"
+        "head_optimizer = torch.optim.SGD(model.fc.parameters())",
+        "model.fc.load_state_dict(nn.Linear(8, 3).state_dict())\n"
+        "optimizer = torch.optim.SGD(model.body.parameters(), lr=0.1)",
     ],
 )
 def test_optimizer_over_the_model_in_use_is_quiet(setup):
     assert "GL507" not in codes(_NET.format(setup=setup))
+
+
+def test_left_out_layer_witness_shows_it_never_trains():
+    (finding,) = lint(_NET.format(setup="optimizer = torch.optim.SGD(model.body.parameters())"))
+    assert "`self.fc`" in finding.message
+    with pytest.raises(AssertionError, match=re.escape(finding.witness.expect)):
+        exec(finding.witness.program, {})
 
 
 def test_two_optimizers_each_cleared_are_quiet():

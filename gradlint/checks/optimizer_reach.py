@@ -14,6 +14,7 @@ from gradlint.analysis.dataflow.events import TrainingEvent
 from gradlint.analysis.dataflow.optimizers import owned
 from gradlint.analysis.dataflow.values import Obj, Optimizer
 from gradlint.analysis.names import dotted
+from gradlint.analysis.walk import iter_nodes
 from gradlint.checks import Checker
 from gradlint.diagnostic import Witness, headline
 
@@ -70,6 +71,64 @@ class OptimizerReachChecker(Checker):
             if replaced is not None and built is not None and built.node not in reported:
                 reported.add(built.node)
                 self._report_replaced(built, replaced)
+        self._check_left_out(events, reported)
+
+    def _check_left_out(self, events: list[TrainingEvent], reported: set[cst.CSTNode]) -> None:
+        """Each step's optimizer, built anywhere in the file, that leaves out a part the
+        loss goes through after the parts it trains (see `_left_out`)."""
+        for step in events:
+            held = _held(step) if step.kind == "step" else frozenset()
+            site = next((e for e in self._optimizers if _held(e) == held), None) if held else None
+            if site is None or site.node in reported:
+                continue
+            missing = _reached_since_clearing(events, step, held) - self._every_optimizer
+            left_out = self._left_out(events, step, held, missing)
+            if left_out is not None and left_out.node not in reported:
+                reported.update((site.node, left_out.node))
+                self._report_left_out(site, left_out)
+
+    def _left_out(self, events, step, held, missing):
+        """The module attribute whose layer parameters the backward reaches after those
+        of the optimizer (downstream of what it trains), while no optimizer of the file
+        holds them: every optimizer the file builds has its parameters known, and nothing
+        is loaded from a checkpoint (a pretrained part kept as it is)."""
+        if not missing or not missing <= self._module_parameters or self._loads_weights:
+            return None
+        sites = {e.node for e in self.file.dataflow.training if e.kind == "optimizer"}
+        if not sites or sites != {e.node for e in self._optimizers}:
+            return None  # some optimizer of the file holds parameters not known
+        after = _downstream(events, step, held, missing)
+        return self._attribute_owning(after) if after else None
+
+    @cached_property
+    def _optimizers(self) -> list[TrainingEvent]:
+        """The optimizers the file builds whose parameters some analysed body knows (a
+        method analysed on its own may not know the model it is given)."""
+        return [e for e in self.file.dataflow.training if e.kind == "optimizer" and _held(e)]
+
+    @cached_property
+    def _every_optimizer(self) -> frozenset[int]:
+        """The parameters some optimizer of the file holds."""
+        return frozenset().union(*(_held(e) for e in self._optimizers))
+
+    @cached_property
+    def _loads_weights(self) -> bool:
+        """The file loads weights into some module (load_state_dict, from_pretrained)."""
+        return any(
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("load_state_dict", "from_pretrained")
+            for node in iter_nodes(self.file.module)
+        )
+
+    def _attribute_owning(self, storages: set[int]):
+        """The smallest module attribute assignment whose module owns some of them."""
+        found = [
+            (len(owned(a.value)), a)
+            for a in self.file.dataflow.module_attributes
+            if isinstance(a.value, Obj) and not a.grown and owned(a.value) & storages
+        ]
+        return min(found, key=lambda pair: pair[0])[1] if found else None
 
     def _replaced_layer(self, missing: frozenset[int], held: frozenset[int]):
         """`model.attr = new_layer` whose parameters the backward reaches and no optimizer
@@ -103,6 +162,27 @@ class OptimizerReachChecker(Checker):
             ),
         )
 
+    def _report_left_out(self, built: TrainingEvent, assigned) -> None:
+        line = self.file.position(assigned.node).start.line
+        self.report(
+            built.node,
+            "GL507",
+            headline(
+                "This optimizer leaves out {layer} (line {line}), which the loss goes through "
+                "after the layers it trains",
+                layer=f"`{assigned.written}.{assigned.attr}`",
+                line=str(line),
+            ),
+            witness=_LEFT_OUT_WITNESS,
+            detail=(
+                "Its parameters require grad and the backward fills their `.grad`, but no "
+                "optimizer holds them: they keep their initial values while the layers before "
+                "them learn around them. Give the optimizer every trained part "
+                "(`model.parameters()`, or a group for each), or freeze the part on purpose "
+                "with `requires_grad_(False)`."
+            ),
+        )
+
     def _report_replaced(self, built: TrainingEvent, assigned) -> None:
         line = self.file.position(assigned.node).start.line
         self.report(
@@ -120,6 +200,37 @@ class OptimizerReachChecker(Checker):
                 "the model's layers are final."
             ),
         )
+
+
+def _downstream(
+    events: list[TrainingEvent], step: TrainingEvent, held: frozenset[int], missing
+) -> set[int]:
+    """The parameters of `missing` used by an op of the backwards since the optimizer's
+    last clearing whose inputs come from an op using a parameter it holds (the layers
+    after the trained ones, not a frozen or pretrained part before them)."""
+    start = max((e.time for e in events if e.time < step.time and _clears(e, held)), default=-1)
+    found: set[int] = set()
+    for event in events:
+        if event.kind != "backward" or not event.accumulates or not start < event.time < step.time:
+            continue
+        for node in event.nodes:
+            if node.params & missing and _fed_by(node, held):
+                found |= node.params & missing
+    return found
+
+
+def _fed_by(node, held: frozenset[int]) -> bool:
+    """Some op before `node` in its graph uses one of these parameters."""
+    pending, seen = list(node.parents), set()
+    while pending:
+        parent = pending.pop()
+        if id(parent) in seen:
+            continue
+        seen.add(id(parent))
+        if parent.params & held:
+            return True
+        pending.extend(parent.parents)
+    return False
 
 
 def _clears(event: TrainingEvent, held: frozenset[int]) -> bool:
@@ -176,4 +287,17 @@ _WITNESS = Witness(
     "if torch.equal(before, model[1].weight.detach()):\n"
     "    raise AssertionError('the new layer never trains')\n",
     "the new layer never trains",
+)
+
+
+_LEFT_OUT_WITNESS = Witness(
+    "import torch\n"
+    "encoder, decoder = torch.nn.Linear(3, 4), torch.nn.Linear(4, 3)\n"
+    "opt = torch.optim.SGD(encoder.parameters(), lr=0.1)\n"
+    "before = decoder.weight.detach().clone()\n"
+    "decoder(encoder(torch.randn(5, 3))).pow(2).mean().backward()\n"
+    "opt.step()\n"
+    "if decoder.weight.grad is not None and torch.equal(before, decoder.weight.detach()):\n"
+    "    raise AssertionError('the layer after the trained ones never trains')\n",
+    "the layer after the trained ones never trains",
 )

@@ -263,6 +263,9 @@ class Calls:
             loss = args[0][0] if args[0] else args[1].get(keyword)
             if loss_node is not None:
                 self._backward(call, loss, loss_node, keeps, state, frame)
+        mapping = isinstance(receiver, Mapping) and receiver.others is None
+        if method == "values" and mapping and not call.args:  # `optimizers.values()`
+            return Seq(tuple(value for _, value in receiver.items))
         if qualified is not None and qualified.startswith("torch."):
             result = self._torch_call(call, qualified, args, state, frame)
             return self._typed(call, qualified.rpartition(".")[2], args, result, state)
