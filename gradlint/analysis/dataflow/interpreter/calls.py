@@ -118,6 +118,8 @@ _STAR = Const(_Marker("*args"))
 
 
 _NO_BODY = Body(None, None, False, None)
+# classes whose keyword arguments become attributes: a config object
+_NAMESPACES = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
 # numpy functions that convert a tensor argument itself into an array
 _NUMPY_CONSTRUCTORS = frozenset(
     {"numpy.array", "numpy.asarray", "numpy.asanyarray", "numpy.ascontiguousarray"}
@@ -271,7 +273,7 @@ class Calls:
             return self._typed(call, qualified.rpartition(".")[2], args, result, state)
         if qualified == "argparse.ArgumentParser":
             return Obj(qualified)
-        if qualified == "types.SimpleNamespace" and not args[0]:  # a config object
+        if qualified in _NAMESPACES and not args[0]:  # a config object
             return Obj(qualified, arguments=([], dict(args[1])), attrs=dict(args[1]))
         if qualified in _MATH_OF_NUMBERS and len(args[0]) == 1 and not args[1]:
             number = args[0][0].value if isinstance(args[0][0], Const) else None
@@ -490,8 +492,37 @@ class Calls:
             # `call`'s own arguments (not a later stage's), of a class the probe can build
             self.facts.module_calls.append(ModuleCall(obj, call, args, frame.body.node))
         if forward is None:
-            return None
+            return self._sequential_subclass(call, obj, args, state, frame)
         return self._inline(call, forward, obj, args, state, frame)
+
+    def _sequential_subclass(self, call: cst.Call, obj: Obj, args, state, frame):
+        """A file's subclass of `nn.Sequential` that defines no forward (its `__init__`
+        fills it with `add_module` or attribute assignments): nn.Sequential's forward runs
+        the registered modules in their order, each on the previous one's output."""
+        if not self._extends(obj.info, "torch.nn.Sequential") or args is None:
+            return None
+        value = args[0][0] if len(args[0]) == 1 and not args[1] else None
+        stages = [(k, v) for k, v in obj.attrs.items() if isinstance(v, Obj) and v.is_module]
+        if value is None or not stages:
+            return None
+        container, previous = self._text(call.func), None
+        for name, stage in stages:
+            label = f"the output of `{container}.{previous}`" if previous else None
+            value = self._call_module(call, stage, ([value], {}), state, frame, label)
+            previous = name
+        return value
+
+    def _extends(self, info: ClassInfo | None, qualified: str) -> bool:
+        """The file's class derives from `qualified` (through the file's own classes)."""
+        seen = set()
+        while info is not None and info not in seen:
+            seen.add(info)
+            if any(self.imports.resolve_name(base) == qualified for base in info.base_names):
+                return True
+            info = next(
+                (self.index.by_name[b] for b in info.base_names if b in self.index.by_name), None
+            )
+        return False
 
     def _called(self, call, node: cst.FunctionDef, bound, args, state: State, frame) -> None:
         if args is not None:

@@ -1,0 +1,64 @@
+"""Constructs of real training code the interpreter follows: a config object built by
+`argparse.Namespace(...)`, and a file's subclass of `nn.Sequential` filled by
+`add_module`. Each snippet was run in torch 2.13: the positives raise the error their
+finding names, the look-alikes run."""
+
+import pytest
+from conftest import codes
+
+NAMESPACE = """
+import argparse
+
+import torch
+import torch.nn as nn
+
+opt = argparse.Namespace(freeze={freeze}, lr=0.1)
+model = nn.Linear(4, 1)
+if opt.freeze:
+    model.requires_grad_(False)
+loss = model(torch.randn(2, 4)).sum()
+loss.backward()
+"""
+
+
+@pytest.mark.parametrize(("freeze", "expected"), [(True, ["GL202"]), (False, [])])
+def test_a_namespace_config_decides_the_branch(freeze, expected):
+    """Every parameter frozen by a flag of the config: backward raises 'element 0 of
+    tensors does not require grad'; with the flag off the model trains."""
+    assert codes(NAMESPACE.format(freeze=freeze)) == expected
+
+
+SEQUENTIAL = """
+import torch
+import torch.nn as nn
+
+
+class ConvBlock(nn.Sequential):
+    def __init__(self, in_channel, out_channel):
+        super(ConvBlock, self).__init__()
+        self.add_module("conv", nn.Conv2d(in_channel, out_channel, 3, padding=1))
+        self.add_module("act", nn.Sigmoid())
+
+
+block = ConvBlock(3, 4)
+y = block(torch.randn(1, 3, 8, 8))
+{edit}
+y.sum().backward()
+"""
+
+
+@pytest.mark.parametrize(("edit", "expected"), [("y += 1", ["GL103"]), ("y = y + 1", [])])
+def test_a_sequential_subclass_runs_its_registered_modules(edit, expected):
+    """The block's Sigmoid saved its output: editing it in place makes backward raise
+    'modified by an inplace operation'; an out-of-place add does not."""
+    assert codes(SEQUENTIAL.format(edit=edit)) == expected
+
+
+def test_a_sequential_subclass_with_its_own_forward_runs_that_forward():
+    source = SEQUENTIAL.format(edit="y = y + 1").replace(
+        '        self.add_module("act", nn.Sigmoid())\n',
+        '        self.add_module("act", nn.Sigmoid())\n\n'
+        "    def forward(self, x):\n"
+        "        return self.conv(x)\n",
+    )
+    assert codes(source.replace("y = y + 1", "y += 1")) == []
