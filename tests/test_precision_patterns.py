@@ -1569,3 +1569,56 @@ def test_loss_weight_standing_in_for_a_learned_weighting_is_flagged(tmp_path):
         """
     )
     assert "leaf Variable that requires grad" in str(_run(tmp_path, run))
+
+
+# ReLU(inplace) as a later stage of a Sequential edits the previous stage's output, never
+# the Sequential's own argument (torchrl's IMPALA block: the stage before it is a
+# LazyConv2d, whose output no op saved) --------------------------------------------------
+
+IMPALA_BLOCK = """\
+import torch
+import torch.nn as nn
+
+
+class ResNetBlock(nn.Module):
+    def __init__(self, num_ch):
+        super().__init__()
+        self.seq = nn.Sequential(
+            nn.ReLU(inplace=True),
+            {middle},
+            nn.ReLU(inplace=True),
+            nn.Conv2d(num_ch, num_ch, kernel_size=3, padding=1),
+        )
+
+    def forward(self, x):
+        return x + self.seq(x)
+
+
+class ConvNetBlock(nn.Module):
+    def __init__(self, num_ch):
+        super().__init__()
+        self.feats_conv = nn.Sequential(nn.LazyConv2d(num_ch, 3, padding=1), nn.MaxPool2d(3, 2, 1))
+        self.resnet1 = ResNetBlock(num_ch)
+        self.resnet2 = ResNetBlock(num_ch)
+
+    def forward(self, x):
+        x = self.feats_conv(x)
+        x = self.resnet1(x)
+        return self.resnet2(x)
+
+
+ConvNetBlock(4)(torch.randn(2, 3, 8, 8)).sum().backward()
+"""
+
+
+def test_inplace_relu_after_a_lazy_conv_in_a_sequential_is_quiet(tmp_path):
+    source = IMPALA_BLOCK.format(middle="nn.LazyConv2d(num_ch, kernel_size=3, padding=1)")
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None
+
+
+def test_inplace_relu_after_a_sigmoid_in_a_sequential_is_flagged(tmp_path):
+    middle = "nn.Conv2d(num_ch, num_ch, kernel_size=3, padding=1),\n            nn.Sigmoid()"
+    source = IMPALA_BLOCK.format(middle=middle)
+    assert _findings(source) == [(12, "GL103")]
+    assert "modified by an inplace operation" in str(_run(tmp_path, source))

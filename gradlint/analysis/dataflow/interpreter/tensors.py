@@ -605,7 +605,9 @@ class TorchSemantics:
         if facts is None:
             return None
         if facts.inplace_arg is not None and _truth(_inplace_flag(layer)) is True:
-            if first_node is not None:
+            # a later stage of a Sequential edits the previous stage's output: unknown when
+            # that stage's is (`nn.LazyConv2d`), never the Sequential's own argument
+            if first_node is not None and (first is not None or label is None):
                 # a stage of a Sequential is reported where it is built, with inplace
                 at = layer.constructor if label is not None and layer.constructor else call
                 at = layer.inplace_at or at  # reported where the flag was switched on
