@@ -1622,3 +1622,64 @@ def test_inplace_relu_after_a_sigmoid_in_a_sequential_is_flagged(tmp_path):
     source = IMPALA_BLOCK.format(middle=middle)
     assert _findings(source) == [(12, "GL103")]
     assert "modified by an inplace operation" in str(_run(tmp_path, source))
+
+
+# 1, continued: the guard in the caller (torchvision / mmpretrain DenseNet: the method
+# that checkpoints is called only when `self.any_requires_grad(x)`) ------------------------
+
+DENSE_LAYER = """\
+import torch
+import torch.nn as nn
+import torch.utils.checkpoint as cp
+
+
+class DenseLayer(nn.Module):
+    def __init__(self, in_channels, growth, memory_efficient=True):
+        super().__init__()
+        self.conv1 = nn.Conv2d(in_channels, growth, 1)
+        self.conv2 = nn.Conv2d(growth, growth, 3, padding=1)
+        self.memory_efficient = memory_efficient
+
+    def bottleneck_fn(self, xs):
+        return self.conv1(torch.cat(xs, 1))
+
+    def any_requires_grad(self, x):
+        for tensor in x:
+            if tensor.requires_grad:
+                return True
+        return False
+
+    def call_checkpoint_bottleneck(self, x):
+        def closure(*xs):
+            return self.bottleneck_fn(xs)
+
+        return cp.checkpoint(closure, *x)
+
+    def forward(self, x):
+        if {guard}:
+            bottleneck_output = self.call_checkpoint_bottleneck(x)
+        else:
+            bottleneck_output = self.bottleneck_fn(x)
+        return self.conv2(torch.relu(bottleneck_output))
+
+
+layer = DenseLayer(3, 4)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # torch warns use_reentrant was not passed
+    layer([torch.randn(1, 3, 8, 8)]).sum().backward()
+if layer.conv1.weight.grad is None:
+    raise AssertionError("the checkpointed conv got no gradient")
+"""
+
+
+def test_checkpoint_whose_every_caller_requires_an_input_requiring_grad_is_quiet(tmp_path):
+    source = DENSE_LAYER.format(guard="self.memory_efficient and self.any_requires_grad(x)")
+    assert _findings(source) == []
+    assert _run(tmp_path, "import warnings\n" + source) is None
+
+
+def test_checkpoint_whose_caller_tests_a_flag_only_is_flagged(tmp_path):
+    source = DENSE_LAYER.format(guard="self.memory_efficient")
+    assert _findings(source) == [(26, "GL205")]
+    error = _run(tmp_path, "import warnings\n" + source)
+    assert "got no gradient" in str(error)

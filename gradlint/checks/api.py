@@ -305,20 +305,94 @@ class CheckpointReentrantChecker(Checker):
     def _input_requires_grad(self, call: cst.Call) -> bool:
         """The call runs only in the arm of an `if` (statement or expression) whose test
         requires `x.requires_grad` of one of the checkpointed inputs: with an input that
-        requires grad the reentrant variant's output keeps its graph."""
+        requires grad the reentrant variant's output keeps its graph. The test may be in
+        every caller of the method that checkpoints (see `_every_call_guarded`)."""
         inputs = {self.file.code_for(arg.value) for arg in call.args[1:] if not arg.keyword}
         for enclosing in self._ifs:
-            arm = enclosing.body
-            if not any(node is call for node in iter_nodes(arm)):
-                continue  # the call is in the other arm
-            for conjunct in _conjuncts(enclosing.test):
-                if (
-                    isinstance(conjunct, cst.Attribute)
-                    and conjunct.attr.value == "requires_grad"
-                    and self.file.code_for(conjunct.value) in inputs
-                ):
-                    return True
+            if self._guards(enclosing, call, inputs):
+                return True
+        return self._every_call_guarded(call, inputs)
+
+    def _guards(self, branch: cst.If | cst.IfExp, node: cst.CSTNode, inputs: set[str]) -> bool:
+        """`node` is in the body of `branch`, whose test requires that one of `inputs`
+        requires grad: `x.requires_grad`, or a call of a method of the class that returns
+        True only where one of its tensors does (`self.any_requires_grad(x)`)."""
+        if not any(found is node for found in iter_nodes(branch.body)):
+            return False  # in the other arm
+        for conjunct in _conjuncts(branch.test):
+            if (
+                isinstance(conjunct, cst.Attribute)
+                and conjunct.attr.value == "requires_grad"
+                and self.file.code_for(conjunct.value) in inputs
+            ):
+                return True
+            if (
+                isinstance(conjunct, cst.Call)
+                and len(conjunct.args) == 1
+                and self.file.code_for(conjunct.args[0].value) in inputs
+                and self._any_requires_grad_method(conjunct.func)
+            ):
+                return True
         return False
+
+    def _any_requires_grad_method(self, func: cst.BaseExpression) -> bool:
+        """`self.NAME` is a method of the class whose every `return True` sits in the arm
+        of `if t.requires_grad:` (torchvision / mmpretrain DenseNet's any_requires_grad)."""
+        owner = self.scope.method_class
+        if owner is None or not (isinstance(func, cst.Attribute) and dotted(func.value) == "self"):
+            return False
+        method = owner.methods.get(func.attr.value)
+        if method is None:
+            return False
+        returns_true = [
+            node
+            for node in iter_nodes(method.body)
+            if isinstance(node, cst.Return) and _literal_bool(node.value) is True
+        ]
+        guarded = {
+            id(found)
+            for node in iter_nodes(method.body)
+            if isinstance(node, cst.If)
+            and isinstance(node.test, cst.Attribute)
+            and node.test.attr.value == "requires_grad"
+            for found in iter_nodes(node.body)
+        }
+        return bool(returns_true) and all(id(node) in guarded for node in returns_true)
+
+    def _every_call_guarded(self, call: cst.Call, inputs: set[str]) -> bool:
+        """The checkpoint runs in a method of the class whose checkpointed inputs are its
+        parameters, and every call of that method in the class passes them in the arm of
+        an `if` requiring that one of them requires grad (`if self.memory_efficient and
+        self.any_requires_grad(x): self.call_checkpoint_bottleneck(x)`)."""
+        owner, frame = self.scope.method_class, self.scope.function
+        if owner is None or frame is None or not isinstance(frame.node, cst.FunctionDef):
+            return False
+        method = frame.node
+        names = [param.name.value for param in method.params.params[1:]]
+        positions = [names.index(name) for name in inputs if name in names]
+        if not positions:
+            return False
+        calls = [
+            (branch_owner, node)
+            for branch_owner in owner.methods.values()
+            for node in iter_nodes(branch_owner)
+            if isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and dotted(node.func.value) == "self"
+            and node.func.attr.value == method.name.value
+        ]
+        if not calls:
+            return False
+        for caller, node in calls:
+            passed = {
+                self.file.code_for(node.args[position].value)
+                for position in positions
+                if position < len(node.args) and not node.args[position].keyword
+            }
+            branches = [n for n in iter_nodes(caller) if isinstance(n, cst.If | cst.IfExp)]
+            if not any(self._guards(branch, node, passed) for branch in branches):
+                return False
+        return True
 
     def _version_gate(self, node: cst.If) -> bool:
         """A torch-version check passing `use_reentrant` in one of its branches."""
