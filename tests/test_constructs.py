@@ -62,3 +62,26 @@ def test_a_sequential_subclass_with_its_own_forward_runs_that_forward():
         "        return self.conv(x)\n",
     )
     assert codes(source.replace("y = y + 1", "y += 1")) == []
+
+
+FREEZE_LOOP = """
+import torch
+import torch.nn as nn
+
+model = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 1))
+for name, p in model.named_parameters():
+    if name.split(".")[0] in ["0"]:
+        p.requires_grad = False
+    else:
+        p.requires_grad = {other}
+loss = model(torch.randn(2, 4)).sum()
+loss.backward()
+"""
+
+
+@pytest.mark.parametrize(("other", "expected"), [("False", ["GL202"]), ("True", [])])
+def test_a_freezing_loop_whose_every_arm_switches_off_freezes_the_module(other, expected):
+    """LipFD#18: both arms of the loop's if freeze their parameter, so every parameter is
+    frozen and backward raises 'element 0 of tensors does not require grad'; with the
+    else arm switching on, the second layer trains."""
+    assert codes(FREEZE_LOOP.format(other=other)) == expected

@@ -59,19 +59,34 @@ def loop_flag(loop: cst.For, truth: Callable[[cst.BaseExpression], bool | None])
     name = dotted(target) if isinstance(target, cst.Name) else None
     if name is None:
         return None
-    direct = [
-        small
-        for statement in loop.body.body
-        if isinstance(statement, cst.SimpleStatementLine)
-        for small in statement.body
-    ]
     flags = [
         flag for node in _nodes(loop.body) if (flag := _switch(node, name, truth)) is not _NONE
     ]
     if not flags:
         return None
-    unconditional = any(_switch(small, name, truth) is False for small in direct)
+    unconditional = _switches_off(loop.body.body, name, truth)
     return not (unconditional and all(flag is False for flag in flags))
+
+
+def _switches_off(statements, name: str, truth) -> bool:
+    """Every path through `statements` switches `name` off: a statement of the block
+    does, or an `if` each of whose arms (an `else` included) does."""
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            if any(_switch(small, name, truth) is False for small in statement.body):
+                return True
+        elif isinstance(statement, cst.If) and _each_arm_switches_off(statement, name, truth):
+            return True
+    return False
+
+
+def _each_arm_switches_off(statement: cst.If, name: str, truth) -> bool:
+    if not _switches_off(statement.body.body, name, truth):
+        return False
+    orelse = statement.orelse
+    if isinstance(orelse, cst.If):  # elif
+        return _each_arm_switches_off(orelse, name, truth)
+    return orelse is not None and _switches_off(orelse.body.body, name, truth)
 
 
 _NONE = object()
