@@ -28,6 +28,10 @@ x = torch.randn(8, 4)
         # a pair of losses returned by a helper
         "def evaluate(net):\n    out = net(x)\n    return out.mean(), out.std()\n"
         "print(np.sum(list(evaluate(model))))",
+        # Yolo-Detect-Layer-Visualization#1: each output handed to a plotting helper's
+        # `*arrays`, through a comprehension over `range(len(...))` of a known list
+        "def plot(*arrays):\n    for array in arrays:\n        array = array.cpu().numpy()\n"
+        "outs = [model(x), model(x * 2)]\nplot(*[outs[i].sigmoid() for i in range(len(outs))])",
     ],
 )
 def test_numpy_of_a_tensor_requiring_grad(body):
@@ -75,6 +79,9 @@ def test_history_kept_on_the_instance_by_a_method():
         # detached on one path only: not every path raises
         "import sys\nloss = model(x).mean()\nif len(sys.argv) > 1:\n    loss = loss.detach()\n"
         "print(np.array([loss]))",
+        # the last item popped: what is left is detached (a list's length, once it
+        # shrinks, is no longer known)
+        "outs = [model(x).detach(), model(x)]\nouts.pop()\nprint(np.array(outs))",
         # numpy given a tensor itself calls the tensor's own method (another error)
         "print(np.mean(model(x)))",
     ],

@@ -126,6 +126,13 @@ _NUMPY_CONSTRUCTORS = frozenset(
 )
 
 
+def _length(value):
+    """`len(value)`: the count of a list or tuple of known items; any int otherwise."""
+    if isinstance(value, Seq) and not value.any_length:
+        return Const(len(value.items))
+    return AN_INT
+
+
 def _held(value) -> frozenset[int] | None:
     """The parameters an optimizer updates, or a module holds (None: unknown)."""
     if isinstance(value, Optimizer):
@@ -292,6 +299,8 @@ class Calls:
                 return self._iteration(func.value, args[0])
             if func.value in ("float", "int") and args[0] and isinstance(args[0][0], Tensor):
                 return cuts.number(f"`{func.value}(...)`", args[0][:1])
+            if func.value == "len" and len(args[0]) == 1 and not args[1]:
+                return _length(args[0][0])
             if func.value in ("len", "int"):
                 return AN_INT
             if func.value == "isinstance" and len(call.args) == 2 and len(args[0]) == 2:

@@ -50,6 +50,7 @@ _CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})
 
 
 _LIST_GROWTH = frozenset({"append", "extend", "insert"})
+_LIST_SHRINKING = frozenset({"pop", "remove", "clear"})
 
 
 _UNSHARED = _Marker("a fact no construction is shared on")

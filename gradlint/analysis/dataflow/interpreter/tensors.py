@@ -31,6 +31,7 @@ from gradlint.analysis.dataflow.events import (
 from gradlint.analysis.dataflow.interpreter.common import (
     _CONTAINERS,
     _LIST_GROWTH,
+    _LIST_SHRINKING,
     _PARAMETER_ITERATORS,
     AN_INT,
     _argument,
@@ -713,6 +714,9 @@ class TorchSemantics:
         if isinstance(receiver, Seq) and method in _LIST_GROWTH:
             self._grow(call, func.value, receiver, method, positional, state, frame)
             return None
+        if isinstance(receiver, Seq) and method in _LIST_SHRINKING:
+            self._shrink(func.value, receiver, state, frame)
+            return receiver.item(None) if method == "pop" and receiver.any_length else None
         if not isinstance(receiver, Tensor):
             return None
         name = dotted(func.value)
@@ -858,6 +862,22 @@ class TorchSemantics:
                 continue
             return None
         return copies
+
+    def _shrink(self, expr, sequence: Seq, state: State, frame: Frame) -> None:
+        """`xs.pop()` / `remove` / `clear`: from then on `xs` holds any number of what it
+        held (its exact length is no longer known)."""
+        item = None
+        for position, value in enumerate(sequence.items):
+            item = value if position == 0 else join(item, value)
+        shrunk = Seq((item,), any_length=True)
+        name = dotted(expr)
+        if name is not None and name in state.env:
+            state.env[name] = shrunk
+        elif isinstance(expr, cst.Attribute):
+            owner = self._peek(expr.value, state, frame)
+            if isinstance(owner, Obj) and owner.attrs.get(expr.attr.value) is sequence:
+                self._changed(owner)
+                owner.attrs[expr.attr.value] = shrunk
 
     def _grow(self, node, expr, sequence: Seq, method: str, positional: list, state, frame) -> None:
         """`xs.append(v)` (`extend`, `insert`): an exact list one item (or `v`'s items)
