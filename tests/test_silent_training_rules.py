@@ -364,6 +364,69 @@ def test_split_in_the_other_order_mixes_batch_items():
     assert (merged.view(2, 4, 5, 8)[0] == q[0]).all()
 
 
+@pytest.mark.parametrize(
+    ("expression", "flagged"),
+    [
+        ("x.view(x.size(0), -1, x.size(1))", True),  # vector-quantize-pytorch#70
+        ("x.reshape(x.shape[0], -1, x.shape[1])", True),
+        ("x.view(x.size(0), x.size(1), -1)", False),
+        ("x.view(-1, x.size(-1))", False),
+        ("x.reshape(x.shape[0], -1, x.shape[-1])", False),
+        ("x.permute(0, 2, 3, 1).reshape(x.shape[0], -1, x.shape[1])", False),
+        ("x[:, :, :1, :1].reshape(x.size(0), -1, x.size(1))", False),  # only 1s move
+    ],
+)
+def test_sizes_read_from_the_tensor_itself_in_another_order(expression, flagged):
+    """Every size written is the tensor's own dim but one -1: the order they are taken in
+    is known whatever the sizes are."""
+    source = f"import torch\n\nx = torch.randn(4, 32, 7, 7)\ny = {expression}\n"
+    found = lint(source)
+    assert [f.code for f in found] == (["GL403"] if flagged else [])
+    if flagged:
+        with pytest.raises(RuntimeError, match=re.escape(found[0].witness.expect)):
+            exec(found[0].witness.program, {})
+
+
+@pytest.mark.parametrize(
+    ("expression", "flagged"),
+    [
+        ("torch.randn(2, 1, 6, 5, 4).reshape(2, 4, 5, 6)", True),  # multinomial_diffusion#1
+        ("torch.randn(2, 1, 6, 5, 4).reshape(2, 6, 5, 4)", False),
+        ("torch.randn(2, 6, 5, 4).reshape(2, 1, 6, 5, 4)", False),
+    ],
+)
+def test_reorder_with_a_dim_of_one_dropped(expression, flagged):
+    found = codes(f"import torch\n\ny = {expression}\n")
+    assert found == (["GL403"] if flagged else [])
+
+
+def test_rank_read_with_len_decides_the_branch():
+    """`len(x.size())` of a tensor of known rank is that rank: the branch it guards is
+    decided, and the shapes after it stay known."""
+    source = """
+import torch
+import torch.nn as nn
+
+
+class Embed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.Embedding(3, 4)
+
+    def forward(self, x):
+        if len(x.size()) == 3:
+            x = x.unsqueeze(1)
+        B, C, H, W = x.size()
+        x = self.embedding(x).permute(0, 1, 3, 2, 4)
+        return x.reshape(B, C * 4, H, W)
+
+
+Embed()(torch.randint(0, 3, (2, 5, 6)))
+"""
+    (finding,) = lint(source)
+    assert finding.code == "GL403" and finding.line == 16
+
+
 def test_einops_rearrange_is_quiet():
     source = """
 import torch

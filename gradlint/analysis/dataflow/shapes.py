@@ -387,6 +387,21 @@ class ShapeFlow:
         dims = as_value(result)
         return dims if dims is not None else value
 
+    @staticmethod
+    def _rank_read(expr: cst.BaseExpression, part: Part) -> int | None:
+        """The rank `len(x.size())` / `len(x.shape)` reads, when x's rank is known."""
+        if isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute):
+            if expr.func.attr.value != "size":
+                return None
+            tensor = part(expr.func.value)
+        elif isinstance(expr, cst.Attribute) and expr.attr.value == "shape":
+            tensor = part(expr.value)
+        else:
+            return None
+        if isinstance(tensor, Tensor) and tensor.shape is not None:
+            return tensor.shape.rank
+        return None
+
     def _attribute(self, expr: cst.Attribute, value, part: Part):
         base = part(expr.value)
         if not isinstance(base, Tensor) or base.shape is None:
@@ -498,6 +513,9 @@ class ShapeFlow:
             return self._result(value, self._torch_function(node, qualified, args))
         if qualified is not None and qualified.startswith("numpy."):
             return self._result(value, _numpy_factory(qualified, self._arguments(node, part)))
+        if isinstance(func, cst.Name) and func.value == "len" and len(node.args) == 1:
+            rank = self._rank_read(node.args[0].value, part)
+            return Const(rank) if rank is not None else value
         if not isinstance(func, cst.Attribute):
             return value
         receiver = part(func.value)
@@ -716,6 +734,10 @@ class ShapeFlow:
             moved = model.moved_while_merging(shape.dims, new)
             if moved is not None:
                 self._record(Conflict("moved", node, (shape,), name, (tuple(new), tuple(moved))))
+        elif new is not None and shape.dims is not None:
+            moved = _own_sizes_moved(node, shape, new, args)
+            if moved is not None:
+                self._record(Conflict("moved", node, (shape,), name, (tuple(new), moved)))
         if new is None:
             if any(s is None for s in sizes):
                 return None
@@ -887,6 +909,47 @@ def _dim_arithmetic(operator, a: Dim, b: Dim) -> Dim | None:
 def _folds_into_rows(sizes: list) -> bool:
     """`reshape(-1, 10)`: the -1 leads and the feature size is written out (GL403)."""
     return -1 in sizes[:-1]
+
+
+def _own_sizes_moved(node: cst.Call, shape: Shape, new: list[Dim], args: Args):
+    """`x.view(x.size(0), -1, x.size(1))`: every size written is a dim of the tensor
+    itself (`x.size(k)`, `x.shape[k]`) but one -1, which takes the dims left; when the
+    dims come out in another order (the -1's not all of size 1) they were moved without a
+    permute, whatever the sizes are. The groups (old dims, new dim), else None."""
+    receiver = dotted(node.func.value) if isinstance(node.func, cst.Attribute) else None
+    exprs = [expr for expr, _ in args.positional]
+    if receiver is None or args.keywords or len(exprs) != len(new) or len(shape.dims) < 3:
+        return None
+    read = [_own_dim(expr, receiver) for expr in exprs]
+    read = [k if k is None else model.normalize_dim(k, len(shape.dims)) for k in read]
+    rest = [i for i, k in enumerate(read) if k is None]
+    taken = [k for k in read if k is not None]
+    if len(rest) != 1 or len(set(taken)) != len(taken) or literal_int(exprs[rest[0]]) != -1:
+        return None
+    left = tuple(i for i in range(len(shape.dims)) if i not in taken)
+    if not left or all(shape.dims[i] == 1 for i in left):
+        return None
+    groups = [((k,) if k is not None else left, (j,)) for j, k in enumerate(read)]
+    order = [i for olds, _ in groups for i in olds if shape.dims[i] != 1]  # 1s move freely
+    return tuple(groups) if order != sorted(order) else None
+
+
+def _own_dim(expr: cst.BaseExpression, receiver: str) -> int | None:
+    """k for `x.size(k)` or `x.shape[k]` of the tensor written `receiver`."""
+    if (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and len(expr.args) == 1
+        and expr.func.attr.value == "size"
+        and dotted(expr.func.value) == receiver
+    ):
+        return literal_int(expr.args[0].value)
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute):
+        shape_of = expr.value
+        if shape_of.attr.value == "shape" and dotted(shape_of.value) == receiver:
+            index = expr.slice[0].slice if len(expr.slice) == 1 else None
+            return literal_int(index.value) if isinstance(index, cst.Index) else None
+    return None
 
 
 def _named(shape: Shape) -> bool:

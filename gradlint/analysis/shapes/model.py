@@ -355,11 +355,15 @@ def swapped_merge(shape: Shape, sizes: list[Dim | None]) -> bool:
 def reordered(old: tuple[Dim, ...], new: list[Dim]) -> bool:
     """The same sizes in another order (`(B, L, H, D) -> (B, H, L, D)`, rank >= 3): a view
     that reinterprets memory where a permute was meant. The moved sizes must be ones the
-    code tells apart (distinct, not 1)."""
-    if len(old) != len(new) or len(old) < 3 or list(old) == new or Counter(old) != Counter(new):
+    code tells apart (distinct, not 1). Sizes of 1 a view adds or drops are left out:
+    `(B, 1, W, H, D) -> (B, D, H, W)` moves D, H and W all the same."""
+    ones = Counter({1: max(len(old), len(new))})
+    if len(old) < 3 or Counter(old) - ones != Counter(new) - ones:
         return False
-    moved = [d for d, n in zip(old, new, strict=True) if d != n]
-    return 1 not in moved and len(set(moved)) == len(moved)
+    kept = [d for d in old if d != 1]
+    written = [d for d in new if d != 1]
+    moved = [d for d, n in zip(kept, written, strict=True) if d != n]
+    return bool(moved) and len(set(moved)) == len(moved)
 
 
 Group = tuple[tuple[int, ...], tuple[int, ...]]  # old dims <-> new dims of one product
