@@ -630,6 +630,46 @@ for _ in range(3):
     assert codes(source) == []
 
 
+_GAN_CLASS = """
+import torch
+import torch.nn as nn
+
+
+class GAN:
+    def __init__(self):
+        self.generator, self.discriminator = nn.Linear(4, 6), nn.Linear(6, 1)
+        self.optimizerD = torch.optim.Adam(self.discriminator.parameters())
+        self.optimizerG = torch.optim.Adam(self.generator.parameters())
+
+    def step(self, real):
+        {clear_d}
+        loss_d = self.discriminator(real).mean() - self.discriminator(
+            self.generator(torch.randn(4, 4)).detach()
+        ).mean()
+        loss_d.backward()
+        self.optimizerD.step()
+        self.generator.zero_grad()
+        (-self.discriminator(self.generator(torch.randn(4, 4))).mean()).backward()
+        self.optimizerG.step()
+
+
+gan = GAN()
+for _ in range(3):
+    gan.step(torch.randn(4, 6))
+"""
+
+
+def test_a_class_step_method_clearing_one_model_clears_nothing_else():
+    """code-soup#69: the GAN's own `step` clears the generator; `optimizerD.step()` is
+    not that method, and the discriminator's gradients are never cleared."""
+    (finding,) = lint(_GAN_CLASS.format(clear_d="pass"))
+    assert finding.code == "GL503" and "optimizerD" in finding.message
+
+
+def test_a_class_step_method_clearing_both_models_is_quiet():
+    assert codes(_GAN_CLASS.format(clear_d="self.discriminator.zero_grad()")) == []
+
+
 def test_no_grad_evaluation_loop_is_quiet():
     source = """
 import torch

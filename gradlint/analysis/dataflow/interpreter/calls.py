@@ -259,7 +259,13 @@ class Calls:
         if method == "zero_grad":
             self._trace("zero_grad", call, frame, receiver=receiver, storages=_held(receiver))
             self._zero_grad(call, receiver, state)
-        elif _clears_gradients(call) or _last_name(func) in self.clearing:
+        elif _clears_gradients(call) or (
+            # a call that may be the file's function of that name clearing gradients: not
+            # a method of a value known to be something else (`optimizer.step()` when a
+            # GAN class's own `step` clears its generator), nor one of the receiver's own
+            # class, which runs inline with its own events
+            _last_name(func) in self.clearing and (isinstance(func, cst.Name) or receiver is None)
+        ):
             self._trace("clear", call, frame)
         out = _argument(call, "out", None)
         if out is not None and qualified and qualified.startswith("torch."):

@@ -1,6 +1,7 @@
 # source: https://github.com/Adversarial-Deep-Learning/code-soup/issues/69
 # expect: silent: the discriminator's gradients are never cleared: each of its steps applies the sum of all earlier ones
-# buggy-line: 48
+# buggy-line: 49
+# also-line: 61
 # mechanism: a GAN class steps two optimizers every call; the generator's is cleared, the discriminator's never is
 import torch
 import torch.nn as nn
