@@ -1683,3 +1683,50 @@ def test_checkpoint_whose_caller_tests_a_flag_only_is_flagged(tmp_path):
     assert _findings(source) == [(26, "GL205")]
     error = _run(tmp_path, "import warnings\n" + source)
     assert "got no gradient" in str(error)
+
+
+# A tensor attribute flagged after it was made --------------------------------------
+# seungeunrho/minimalRL sac.py (history.md batch 2c): SAC's temperature is a plain tensor
+# made in __init__ and switched on there (`self.log_alpha.requires_grad = True`); its loss
+# detaches the policy's term on purpose, and log_alpha alone is trained by it.
+
+SAC_TEMPERATURE = """\
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.optim as optim
+
+
+class PolicyNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 1)
+        self.log_alpha = torch.tensor(np.log(0.01))
+        {switch_on}
+        self.log_alpha_optimizer = optim.Adam([self.log_alpha], lr=0.001)
+
+    def train_net(self, s):
+        log_prob = self.fc(s)
+        self.log_alpha_optimizer.zero_grad()
+        alpha_loss = -(self.log_alpha.exp() * (log_prob - 1.0).detach()).mean()
+        alpha_loss.backward()
+        self.log_alpha_optimizer.step()
+
+
+PolicyNet().train_net(torch.randn(4, 3))
+"""
+
+
+@pytest.mark.parametrize(
+    "switch_on", ["self.log_alpha.requires_grad = True", "self.log_alpha.requires_grad_(True)"]
+)
+def test_tensor_attribute_switched_on_in_init_is_read_so_by_other_methods(tmp_path, switch_on):
+    source = SAC_TEMPERATURE.format(switch_on=switch_on)
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None
+
+
+def test_tensor_attribute_never_switched_on_keeps_the_detached_loss_flagged(tmp_path):
+    source = SAC_TEMPERATURE.format(switch_on="pass")
+    assert _findings(source) == [(18, "GL202")]
+    assert "does not require grad" in str(_run(tmp_path, source))

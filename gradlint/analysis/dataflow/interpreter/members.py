@@ -154,10 +154,27 @@ class Members:
             else:
                 grad = Grad.UNKNOWN
             plain = becomes_plain_leaf(value, flag)
-            state.env[name] = replace(
+            result = replace(
                 value, grad=grad, buffer=False, described="leaf tensor", plain_leaf=plain
             )
+            state.env[name] = result
+            self._flagged_attribute(expr, value, result, state, frame)
         self._flag_owners(expr, flag, state, frame)
+
+    def _flagged_attribute(self, expr, before: Tensor, after: Tensor, state, frame) -> None:
+        """`self.log_alpha.requires_grad = True` (or `requires_grad_()`) flags the tensor the
+        instance holds: its other methods read the attribute with the flag set."""
+        if not isinstance(expr, cst.Attribute):
+            return
+        owner = self._peek(expr.value, state, frame)
+        attr = expr.attr.value
+        if not isinstance(owner, Obj) or owner.torch_layer:
+            return
+        held = owner.attrs.get(attr)
+        if not isinstance(held, Tensor) or held.storage != before.storage:
+            return
+        self._changed(owner)
+        owner.attrs[attr] = one_of(held, after) if self.undecided else after
 
     def _flag_owners(self, expr, flag: bool | None, state: State, frame: Frame) -> None:
         """A parameter `expr` reads (`model.fc.weight`) had its requires_grad set to `flag`:
