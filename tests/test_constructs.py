@@ -85,3 +85,39 @@ def test_a_freezing_loop_whose_every_arm_switches_off_freezes_the_module(other, 
     frozen and backward raises 'element 0 of tensors does not require grad'; with the
     else arm switching on, the second layer trains."""
     assert codes(FREEZE_LOOP.format(other=other)) == expected
+
+
+RESBLOCK = """
+import torch
+from torch import nn
+
+
+class ResBlock(nn.Module):
+    def __init__(self, channel):
+        super().__init__()
+        self.conv = nn.Sequential(nn.ReLU(inplace=True), nn.Conv2d(channel, channel, 3, padding=1))
+        self.relu = nn.ReLU(inplace=True)
+        self.proj = nn.Conv2d(channel, channel, 1)
+
+    def forward(self, input):
+{body}
+
+
+block = ResBlock(3)
+out = block(torch.randn(2, 3, 8, 8))
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # vq-vae-2-pytorch#60: the skip connection reads the input the first stage rectified
+        ("        out = self.conv(input)\n        out += input\n        return out", ["GL104"]),
+        # the argument is not read again after the call
+        ("        out = self.conv(input)\n        return out * 2", []),
+        # an in-place layer's result is its input: rebinding the name reads what it returns
+        ("        input = self.relu(input)\n        return self.proj(input) + input", []),
+    ],
+)
+def test_a_layer_editing_an_argument_on_the_way_to_its_result(body, expected):
+    assert codes(RESBLOCK.format(body=body)) == expected

@@ -499,7 +499,10 @@ class Calls:
         if forward is None and (name := dotted(call.func)) is not None:
             frame.called_modules.add(name)
         if obj.torch_layer:
+            before = len(self.facts.edits)
             output = self._layer_call(call, obj, args, state, frame, label)
+            if label is None and args is not None:
+                self._watch_layer_side_edits(call, args, output, state, frame, before)
             return self.shapes.layer_output(call, obj, args[0], output)
         if obj.info is None:
             return None
@@ -509,6 +512,22 @@ class Calls:
         if forward is None:
             return self._sequential_subclass(call, obj, args, state, frame)
         return self._inline(call, forward, obj, args, state, frame)
+
+    def _watch_layer_side_edits(self, call, args, output, state, frame, before: int) -> None:
+        """A torch layer (a Sequential whose first stage is `ReLU(inplace=True)`) called
+        for a result of its own that edited an argument in place on the way: the caller
+        reading that argument again reads the edited values."""
+        if not isinstance(output, Tensor) or _discarded(frame.statement, call):
+            return
+        positional, keywords = args
+        edited = [
+            value
+            for value in [*positional, *keywords.values()]
+            if isinstance(value, Tensor) and value.storage != output.storage
+        ]
+        if edited:
+            edits = self.facts.edits[before:]
+            self._watch_caller_reads((edited, {}), state, frame, edits, {output.storage})
 
     def _sequential_subclass(self, call: cst.Call, obj: Obj, args, state, frame):
         """A file's subclass of `nn.Sequential` that defines no forward (its `__init__`
