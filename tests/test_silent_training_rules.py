@@ -572,6 +572,12 @@ for _ in range(3):
         ("optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nmodel = Net()", 23),
         # the loss goes through model.fc after the layer the optimizer trains (MMVAE#39)
         ("optimizer = torch.optim.SGD(model.body.parameters(), lr=0.1)", 17),
+        # another optimizer holds model.fc but never steps
+        (
+            "optimizer = torch.optim.SGD(model.body.parameters())\n"
+            "head_optimizer = torch.optim.SGD(model.fc.parameters())",
+            18,
+        ),
     ],
 )
 def test_optimizer_misses_the_parameters_in_use(setup, line):
@@ -591,8 +597,6 @@ def test_optimizer_misses_the_parameters_in_use(setup, line):
         "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nmodel.fc.weight.data.zero_()",
         # the part left out is frozen, or another optimizer holds it, or it was loaded
         "model.fc.requires_grad_(False)\noptimizer = torch.optim.SGD(model.body.parameters())",
-        "optimizer = torch.optim.SGD(model.body.parameters())\n"
-        "head_optimizer = torch.optim.SGD(model.fc.parameters())",
         "model.fc.load_state_dict(nn.Linear(8, 3).state_dict())\n"
         "optimizer = torch.optim.SGD(model.body.parameters(), lr=0.1)",
     ],
@@ -606,6 +610,44 @@ def test_left_out_layer_witness_shows_it_never_trains():
     assert "`self.fc`" in finding.message
     with pytest.raises(AssertionError, match=re.escape(finding.witness.expect)):
         exec(finding.witness.program, {})
+
+
+_DETECTOR_AND_CORRECTOR = """
+import torch
+import torch.nn as nn
+
+detector, corrector = nn.Linear(6, 4), nn.Linear(4, 3)
+detector_optimizer = torch.optim.Adam(detector.parameters())
+optimizer = torch.optim.Adam(corrector.parameters())
+checkpoint = {{"detector_optimizer": detector_optimizer.state_dict()}}
+for _ in range(3):
+    optimizer.zero_grad()
+    loss = corrector(detector(torch.randn(8, 6))).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    {more}
+"""
+
+
+def test_optimizer_built_and_never_stepped():
+    """SoftMaskedBert#7: the detector's optimizer is built (and saved) but never steps."""
+    (finding,) = lint(_DETECTOR_AND_CORRECTOR.format(more="pass"))
+    assert finding.code == "GL507" and finding.line == 6
+    assert "never stepped" in finding.message
+    with pytest.raises(AssertionError, match=re.escape(finding.witness.expect)):
+        exec(finding.witness.program, {})
+
+
+@pytest.mark.parametrize(
+    "more",
+    [
+        "detector_optimizer.step()",
+        "scheduler = torch.optim.lr_scheduler.StepLR(detector_optimizer, 1)",
+        "optimizers = [optimizer, detector_optimizer]",
+    ],
+)
+def test_optimizer_stepped_or_handed_on_is_quiet(more):
+    assert "GL507" not in codes(_DETECTOR_AND_CORRECTOR.format(more=more))
 
 
 def test_two_optimizers_each_cleared_are_quiet():

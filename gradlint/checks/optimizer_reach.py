@@ -39,6 +39,55 @@ class OptimizerReachChecker(Checker):
         for events in runs.values():
             if any(e.kind == "step" for e in events):
                 self._check_run(sorted(events, key=lambda e: e.time), reported)
+        self._check_never_stepped(reported)
+
+    def _check_never_stepped(self, reported: set[cst.CSTNode]) -> None:
+        """An optimizer no step of the file updates, over parameters a backward of the file
+        reaches, while another optimizer steps: the name it is bound to is only ever
+        cleared, saved or loaded (never stepped, passed on or returned)."""
+        training = self.file.dataflow.training
+        steps = [e for e in training if e.kind == "step"]
+        optimizers = [e for e in steps if isinstance(e.receiver, Optimizer)]
+        if not optimizers or any(e.receiver is None or not _held(e) for e in optimizers):
+            return  # no optimizer steps, or one whose parameters are not known
+        if any(e.receiver is None for e in steps):
+            return
+        stepped = frozenset().union(*(_held(e) for e in optimizers))
+        reached = frozenset().union(
+            *(n.params for e in training if e.kind == "backward" for n in e.nodes)
+        )
+        for site in self._optimizers:
+            held = _held(site)
+            if site.node in reported or held & stepped or not held & reached:
+                continue
+            name = self._bound_name(site.node)
+            if name is not None and self._only_kept(name):
+                reported.add(site.node)
+                self._report_never_stepped(site, name)
+
+    def _bound_name(self, call: cst.CSTNode) -> str | None:
+        """`x` of `x = torch.optim.X(...)` (an attribute or a name)."""
+        for node in iter_nodes(self.file.module):
+            if isinstance(node, cst.Assign) and node.value is call and len(node.targets) == 1:
+                return dotted(node.targets[0].target)
+        return None
+
+    def _only_kept(self, name: str) -> bool:
+        """Every other mention of `name` in the file clears, saves or loads the optimizer."""
+        assigned = mentions = 0
+        kept = 0
+        for node in iter_nodes(self.file.module):
+            if isinstance(node, cst.Assign) and any(dotted(t.target) == name for t in node.targets):
+                assigned += 1
+            if isinstance(node, cst.Attribute | cst.Name) and dotted(node) == name:
+                mentions += 1
+            if (
+                isinstance(node, cst.Attribute)
+                and node.attr.value in _KEEPING
+                and dotted(node.value) == name
+            ):
+                kept += 1
+        return assigned == 1 and mentions == assigned + kept
 
     @cached_property
     def _module_parameters(self) -> frozenset[int]:
@@ -159,6 +208,20 @@ class OptimizerReachChecker(Checker):
                 f"`{name}` was built over other parameters (a network replaced or rebuilt after "
                 "the optimizer took its parameters), so the model in use never trains. Build "
                 "the optimizer after the model it trains."
+            ),
+        )
+
+    def _report_never_stepped(self, site: TrainingEvent, name: str) -> None:
+        self.report(
+            site.node,
+            "GL507",
+            headline("`{name}` is never stepped: the parameters it holds never train", name=name),
+            witness=_NEVER_STEPPED_WITNESS,
+            detail=(
+                "A backward of the file reaches its parameters and another optimizer steps, "
+                "but nothing calls its `step()` (it is only built, cleared, saved or loaded): "
+                "their `.grad` fills up and their values never change. Call "
+                f"`{name}.step()` after the backward (and `{name}.zero_grad()` before it)."
             ),
         )
 
@@ -300,4 +363,21 @@ _LEFT_OUT_WITNESS = Witness(
     "if decoder.weight.grad is not None and torch.equal(before, decoder.weight.detach()):\n"
     "    raise AssertionError('the layer after the trained ones never trains')\n",
     "the layer after the trained ones never trains",
+)
+
+
+# attributes of an optimizer that keep it as it is: clearing, saving, loading
+_KEEPING = frozenset({"zero_grad", "state_dict", "load_state_dict", "param_groups"})
+
+_NEVER_STEPPED_WITNESS = Witness(
+    "import torch\n"
+    "detector, corrector = torch.nn.Linear(3, 4), torch.nn.Linear(4, 2)\n"
+    "detector_optimizer = torch.optim.SGD(detector.parameters(), lr=0.1)\n"
+    "optimizer = torch.optim.SGD(corrector.parameters(), lr=0.1)\n"
+    "before = detector.weight.detach().clone()\n"
+    "corrector(detector(torch.randn(5, 3))).sum().backward()\n"
+    "optimizer.step()\n"
+    "if torch.equal(before, detector.weight.detach()):\n"
+    "    raise AssertionError('the optimizer never stepped leaves its parameters as they were')\n",
+    "the optimizer never stepped leaves its parameters as they were",
 )
