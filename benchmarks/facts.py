@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -115,6 +116,7 @@ class Tally:
     by_kind: dict = field(default_factory=lambda: collections.defaultdict(collections.Counter))
     causes: collections.Counter = field(default_factory=collections.Counter)
     contradictions: list[Contradiction] = field(default_factory=list)
+    stopped: list[str] = field(default_factory=list)  # each program stopped early, and why
 
     def add(self, other: Tally) -> None:
         self.observations += other.observations
@@ -127,6 +129,7 @@ class Tally:
             self.by_kind[kind].update(counts)
         self.causes.update(other.causes)
         self.contradictions += other.contradictions
+        self.stopped += other.stopped
 
 
 def compare(observation: dict, static: Static, tally: Tally) -> None:
@@ -240,18 +243,18 @@ def run_programs(programs: list[dict], python: Path, log) -> list[dict]:
         return records
 
 
-def measure(programs: list[dict], python: Path, static: Static, batch: int = 40) -> Tally:
-    tally = Tally()
-    for start in range(0, len(programs), batch):
-        chunk = programs[start : start + batch]
-        for record in run_programs(chunk, python, sys.stderr):
-            if "summary" in record:
-                tally.programs += 1
-                tally.executions += record["summary"]["executions"]
-                tally.failed += record["summary"]["status"] != "ok"
-                continue
-            compare(record, static, tally)
-    return tally
+def account(records: list[dict], static: Static, tally: Tally) -> None:
+    """Adds one child's observations (compared) and program summaries to `tally`."""
+    for record in records:
+        if "summary" in record:
+            tally.programs += 1
+            tally.executions += record["summary"]["executions"]
+            status = record["summary"]["status"]
+            if status != "ok":
+                tally.failed += 1
+                tally.stopped.append(f"{record['summary']['program']}: {status}")
+            continue
+        compare(record, static, tally)
 
 
 # -- corpora ---------------------------------------------------------------------------
@@ -282,12 +285,17 @@ def _package_folder(python: Path, package: str) -> str | None:
     return found.stdout.strip() or None
 
 
+TIMM_PER_FILE = 2  # small architectures of each timm model file
+
+
 def timm_corpus() -> list[dict]:
     """Small architectures of each timm model file, forward and backward on tiny inputs."""
     if not BENCH_PYTHON.exists():
         return []
     listed = subprocess.run(
-        [str(BENCH_PYTHON), str(RUNTIME), "--list-timm"], capture_output=True, check=False
+        [str(BENCH_PYTHON), str(RUNTIME), "--list-timm", str(TIMM_PER_FILE)],
+        capture_output=True,
+        check=False,
     )
     folder = _package_folder(BENCH_PYTHON, "timm")
     names = json.loads(listed.stdout or "[]")
@@ -367,7 +375,8 @@ EXAMPLES = Path("/work/cache/oracle_examples")  # pytorch/examples (its .py file
 TRAINING = [
     ("mnist/main.py", ["--dry-run", "--epochs", "1", "--batch-size", "8"], "mnist"),
     ("mnist_rnn/main.py", ["--dry-run", "--epochs", "1", "--batch-size", "8"], "mnist"),
-    ("mnist_forward_forward/main.py", ["--epochs", "2", "--train-size", "64"], "mnist"),
+    ("mnist_forward_forward/main.py", ["--epochs", "2", "--train_size", "64", "--test_size",
+                                       "64"], "mnist"),
     ("vae/main.py", ["--epochs", "1", "--batch-size", "16"], "mnist"),
     ("siamese_network/main.py", ["--dry-run", "--epochs", "1", "--batch-size", "8"], "mnist"),
     ("regression/main.py", [], None),
@@ -391,16 +400,74 @@ TRAINING = [
 ]  # fmt: skip
 
 
+# Other public training scripts, their files as published at the commit each folder's
+# COMMIT file names: yunjey/pytorch-tutorial (0500d3d), karpathy/makemore (988aa59),
+# karpathy/nanoGPT (3adf61e); pytorch/examples' graph networks (gcn, gat) from EXAMPLES.
+OTHERS = Path("/work/cache/oracle_training")
+TUTORIAL = "pytorch-tutorial/tutorials"
+MAKEMORE = [
+    "-i",
+    "{here}/names.txt",
+    "-o",
+    "{scratch}/out",
+    "--max-steps",
+    "3",
+    "-n",
+    "0",
+    "--n-layer",
+    "2",
+    "--n-embd",
+    "16",
+    "--n-embd2",
+    "16",
+    "-b",
+    "8",
+]
+OTHER_TRAINING = [
+    (f"{TUTORIAL}/01-basics/linear_regression/main.py", [], None),
+    (f"{TUTORIAL}/01-basics/logistic_regression/main.py", [], "mnist"),
+    (f"{TUTORIAL}/01-basics/feedforward_neural_network/main.py", [], "mnist"),
+    (f"{TUTORIAL}/02-intermediate/convolutional_neural_network/main.py", [], "mnist"),
+    (f"{TUTORIAL}/02-intermediate/recurrent_neural_network/main.py", [], "mnist"),
+    (f"{TUTORIAL}/02-intermediate/bidirectional_recurrent_neural_network/main.py", [], "mnist"),
+    (f"{TUTORIAL}/02-intermediate/deep_residual_network/main.py", [], "cifar"),
+    (f"{TUTORIAL}/02-intermediate/language_model/main.py", [], "words"),
+    (f"{TUTORIAL}/03-advanced/generative_adversarial_network/main.py", [], "mnist"),
+    (f"{TUTORIAL}/03-advanced/variational_autoencoder/main.py", [], "mnist"),
+    ("makemore/makemore.py", [*MAKEMORE, "--type", "transformer"], None),
+    ("makemore/makemore.py", [*MAKEMORE, "--type", "gru"], None),
+    ("makemore/makemore.py", [*MAKEMORE, "--type", "mlp"], None),
+    ("makemore/makemore.py", [*MAKEMORE, "--type", "bow"], None),
+    ("nanoGPT/train.py", ["{here}/config/train_shakespeare_char.py", "--device=cpu",
+                          "--compile=False", "--dtype=float32", "--eval_iters=2",
+                          "--eval_interval=2", "--log_interval=1", "--block_size=16",
+                          "--batch_size=4", "--n_layer=2", "--n_head=2", "--n_embd=32",
+                          "--max_iters=3", "--lr_decay_iters=3", "--warmup_iters=1"],
+     "shakespeare"),
+    (str(EXAMPLES / "gcn/main.py"), ["--epochs", "2", "--dry-run"], "cora"),
+    (str(EXAMPLES / "gat/main.py"), ["--epochs", "2", "--dry-run", "--hidden-dim", "8",
+                                     "--num-heads", "2"], "cora"),
+]  # fmt: skip
+
+
 def training_corpus() -> list[dict]:
-    """pytorch/examples' training scripts on synthetic data (stubs: facts_runtime.py)."""
-    if not BENCH_PYTHON.exists() or not EXAMPLES.is_dir():
+    """Public training scripts on synthetic data (stubs: facts_runtime.py): pytorch/examples'
+    and the others above."""
+    if not BENCH_PYTHON.exists():
         return []
+    runs = [(EXAMPLES / s, a, stub) for s, a, stub in TRAINING] if EXAMPLES.is_dir() else []
+    runs += [(OTHERS / s, a, stub) for s, a, stub in OTHER_TRAINING]
     programs = []
-    for script, argv, stub in TRAINING:
-        path = EXAMPLES / script
+    for path, argv, stub in runs:
+        if not path.exists():
+            continue
         folder = path.parent
+        if path.is_relative_to(EXAMPLES):
+            script = f"examples:{path.relative_to(EXAMPLES)}"
+        else:
+            script = f"{path.relative_to(OTHERS).parts[0]}:{path.relative_to(OTHERS)}"
         program = _script(path, timeout=60)
-        program["id"] = f"examples:{script} {' '.join(argv)}".strip()
+        program["id"] = f"{script} {' '.join(argv)}".strip()
         program["run"] = {"script": str(path), "argv": argv, "stub": stub}
         program["watch"] = [str(folder)]
         programs.append(program)
@@ -410,7 +477,7 @@ def training_corpus() -> list[dict]:
 GENERATED = Path(tempfile.gettempdir()) / "gradlint_facts_generated"
 
 
-def generated_corpus(count: int = 1200) -> list[dict]:
+def generated_corpus(count: int = 2000) -> list[dict]:
     """Programs mixing real code's idioms (facts_programs.py), written to a scratch folder."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import facts_programs  # noqa: PLC0415 (beside this file, not a package)
@@ -435,7 +502,7 @@ def _share(known: int, checked: int) -> str:
     return f"{100 * known / checked:5.1f} %" if checked else "    - "
 
 
-def print_table(name: str, tally: Tally) -> None:
+def print_table(name: str, tally: Tally, show_stopped: bool = False) -> None:
     print(
         f"\n== {name}: {tally.programs} programs ({tally.failed} stopped early), "
         f"{tally.observations} observations, {len(tally.contradictions)} contradictions"
@@ -447,6 +514,9 @@ def print_table(name: str, tally: Tally) -> None:
             for facet in ("kind", "grad", "rank", "dim")
         ]
         print(f"   {kind:<12} {counts['kind checked']:>8} " + " ".join(f"{c:>8}" for c in cells))
+    if show_stopped:
+        for stopped in tally.stopped:
+            print(f"   stopped early: {stopped[:300]}")
     for where, programs in distinct(tally.contradictions).items():
         shown = ", ".join(sorted(programs)[:3]) + (" ..." if len(programs) > 3 else "")
         print(f"   CONTRADICTION {where} ({len(programs)} programs: {shown})")
@@ -503,22 +573,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--explain", metavar="FILE:LINE")
     parser.add_argument("--limit", type=int, default=0, help="run only the first N of each")
     parser.add_argument("--only", metavar="TEXT", help="run only the programs whose id has TEXT")
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="children run at a time")
     args = parser.parse_args(argv)
     if args.explain:
         explain(args.explain)
         return 0
     static = Static()
     total = Tally()
+    chosen = {}
     for name in args.corpus or list(CORPORA):
         programs = CORPORA[name]()
         if args.only:
             programs = [p for p in programs if args.only in p["id"]]
         if args.limit:
             programs = programs[: args.limit]
-        python = Path(sys.executable) if name in ("tests", "generated") else BENCH_PYTHON
-        tally = measure(programs, python, static)
-        print_table(name, tally)
-        total.add(tally)
+        chosen[name] = programs
+    # the children run `--jobs` at a time; this process compares as their results come
+    with concurrent.futures.ThreadPoolExecutor(max(args.jobs, 1)) as pool:
+        pending = {}
+        for name, programs in chosen.items():
+            python = Path(sys.executable) if name in ("tests", "generated") else BENCH_PYTHON
+            chunks = [programs[i : i + 40] for i in range(0, len(programs), 40)]
+            pending[name] = [pool.submit(run_programs, c, python, sys.stderr) for c in chunks]
+        for name, futures in pending.items():
+            tally = Tally()
+            for future in futures:
+                account(future.result(), static, tally)
+            print_table(name, tally, show_stopped=name == "training")
+            sys.stdout.flush()
+            total.add(tally)
     print("\n== top 30 causes of unknown (facet: construct)")
     causes = top_causes(total)
     print("\n".join(causes))

@@ -314,7 +314,8 @@ def _run_script(path: str, argv: list[str], stub: str | None) -> None:
     sys.path.insert(0, folder)
     with tempfile.TemporaryDirectory() as scratch:
         os.chdir(scratch)
-        sys.argv = [path, *(a.replace("{scratch}", scratch) for a in argv)]
+        filled = (a.replace("{scratch}", scratch).replace("{here}", folder) for a in argv)
+        sys.argv = [path, *filled]
         try:
             if stub is not None:
                 STUBS[stub](scratch)
@@ -332,17 +333,20 @@ def _run_script(path: str, argv: list[str], stub: str | None) -> None:
 
 
 def _mnist_stub(scratch: str) -> None:
-    """torchvision's MNIST datasets as 64 random 28x28 images of 10 classes."""
+    """torchvision's MNIST datasets as 100 random 28x28 images of 10 classes (and the
+    results/ folder pytorch/examples' vae writes its images into, as in its checkout)."""
     import torchvision
+
+    (Path(scratch) / "results").mkdir()
 
     def fake(root=None, train=True, download=False, transform=None, target_transform=None):
         return torchvision.datasets.FakeData(
-            size=64,
+            size=100,  # one batch of the tutorials' 100 (their reshape hard-codes it)
             image_size=(1, 28, 28),
             num_classes=10,
             transform=transform,
             target_transform=target_transform,
-            random_offset=0 if train else 64,
+            random_offset=0 if train else 100,
         )
 
     torchvision.datasets.MNIST = fake
@@ -418,7 +422,105 @@ def _sine_stub(scratch: str) -> None:
     torch.save(numpy.sin(x / 20.0).astype("float64"), Path(scratch) / "traindata.pt")
 
 
-STUBS = {"mnist": _mnist_stub, "gym": _gym_stub, "text": _text_stub, "sine": _sine_stub}
+def _cifar_stub(scratch: str) -> None:
+    """torchvision's CIFAR-10 as 64 random 32x32 colour images of 10 classes."""
+    import torchvision
+
+    def fake(root=None, train=True, download=False, transform=None, target_transform=None):
+        return torchvision.datasets.FakeData(
+            size=64,
+            image_size=(3, 32, 32),
+            num_classes=10,
+            transform=transform,
+            target_transform=target_transform,
+            random_offset=0 if train else 64,
+        )
+
+    torchvision.datasets.CIFAR10 = fake
+
+
+def _words_stub(scratch: str) -> None:
+    """pytorch-tutorial's language model corpus, data/train.txt: 1,200 words."""
+    folder = Path(scratch) / "data"
+    folder.mkdir()
+    words = ["the", "cat", "sat", "on", "a", "mat", "while", "dogs", "ran", "in", "the"]
+    lines = [" ".join(words[i % 7 :] + words[: i % 7]) for i in range(80)]
+    (folder / "train.txt").write_text("\n".join(lines) + "\n")
+
+
+def _shakespeare_stub(scratch: str) -> None:
+    """nanoGPT's data/shakespeare_char (prepare.py's format: uint16 character ids in
+    train.bin / val.bin, the vocabulary in meta.pkl), from a few repeated lines; train.py
+    runs from its repository's root, reading configurator.py there (copied beside)."""
+    import pickle
+    import shutil
+
+    import numpy
+
+    shutil.copy(Path(sys.argv[0]).parent / "configurator.py", scratch)
+
+    text = "First Citizen:\nBefore we proceed any further, hear me speak.\n" * 40
+    chars = sorted(set(text))
+    stoi = {c: i for i, c in enumerate(chars)}
+    folder = Path(scratch) / "data" / "shakespeare_char"
+    folder.mkdir(parents=True)
+    ids = numpy.array([stoi[c] for c in text], dtype=numpy.uint16)
+    ids[: len(ids) * 9 // 10].tofile(folder / "train.bin")
+    ids[len(ids) * 9 // 10 :].tofile(folder / "val.bin")
+    meta = {"vocab_size": len(chars), "itos": dict(enumerate(chars)), "stoi": stoi}
+    (folder / "meta.pkl").write_bytes(pickle.dumps(meta))
+
+
+def _cora_stub(scratch: str) -> None:
+    """The Cora citation graph (cora/cora.content: id, binary features, label; cora.cites:
+    pairs of ids) with 1,600 papers of 24 features in 7 classes, on disk and as the
+    download `requests.get` gives (a .tgz stream)."""
+    import tarfile
+    import types
+
+    import numpy
+
+    rng = numpy.random.default_rng(3)
+    folder = Path(scratch) / "cora"
+    folder.mkdir()
+    ids = rng.choice(100_000, size=1600, replace=False)
+    labels = [f"Class_{k}" for k in rng.integers(0, 7, size=len(ids))]
+    features = rng.integers(0, 2, size=(len(ids), 24))
+    features[:, 0] = 1  # no paper without a word
+    papers = zip(ids, features, labels, strict=True)
+    rows = [" ".join([str(i), *map(str, f), c]) for i, f, c in papers]
+    (folder / "cora.content").write_text("\n".join(rows) + "\n")
+    pairs = rng.integers(0, len(ids), size=(4000, 2))
+    (folder / "cora.cites").write_text("\n".join(f"{ids[a]} {ids[b]}" for a, b in pairs) + "\n")
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w:gz") as tgz:
+        tgz.add(folder, arcname="cora")
+
+    class Response:
+        def __init__(self) -> None:
+            self.raw = io.BytesIO(archive.getvalue())
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    requests = types.ModuleType("requests")
+    requests.get = lambda url, **kwargs: Response()
+    sys.modules["requests"] = requests
+
+
+STUBS = {
+    "mnist": _mnist_stub,
+    "gym": _gym_stub,
+    "text": _text_stub,
+    "sine": _sine_stub,
+    "cifar": _cifar_stub,
+    "words": _words_stub,
+    "shakespeare": _shakespeare_stub,
+    "cora": _cora_stub,
+}
 
 
 def _backward(output) -> None:
@@ -585,7 +687,7 @@ def run_program(run: dict) -> None:
 
 def main() -> None:
     if sys.argv[1] == "--list-timm":
-        print(json.dumps(timm_models()))
+        print(json.dumps(timm_models(int(sys.argv[2]) if len(sys.argv) > 2 else 1)))
         return
     manifest_path, out_path = sys.argv[1], sys.argv[2]
     programs = json.loads(Path(manifest_path).read_text())

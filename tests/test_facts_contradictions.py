@@ -189,6 +189,24 @@ PROGRAMS = {
         memory = np.random.rand(8, 6)
         batch_memory = memory[np.random.choice(8, size=4)]
         """,
+    # a module-level exec() rebinding configuration globals (nanoGPT's train.py runs
+    # `exec(open('configurator.py').read())` over its defaults)
+    "globals_rebound_by_exec": """\
+        import torch
+
+        batch_size = 12
+        eval_iters = 200
+        exec("batch_size = 4; eval_iters = 2")
+        ix = torch.randint(10, (batch_size,))
+
+
+        def estimate_loss():
+            losses = torch.zeros(eval_iters)
+            return losses
+
+
+        estimate_loss()
+        """,
 }
 
 

@@ -335,6 +335,11 @@ class Statements:
                     frame.sets_grad = frame.sets_grad or qualified in _GLOBAL_GRAD_SWITCHES
                     return state
             self.eval(small.value, state, frame)
+            if frame.body.node is None and _rebinds_globals(small.value, self.imports):
+                # `exec(open("configurator.py").read())` (nanoGPT): any global may change
+                for name, value in state.env.items():
+                    if not isinstance(value, Function | ClassRef):
+                        state.env[name] = None
         elif isinstance(small, cst.Assign):
             self._assign(small, state, frame)
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
@@ -545,3 +550,19 @@ def _none_tested(test: cst.BaseExpression, state: State, taken: bool, imports) -
             if param.name.value == value.forward_input and optional_tensor(param, imports):
                 return {name: replace(value, is_tensor=True)}
     return {}
+
+
+def _rebinds_globals(call: cst.BaseExpression, imports) -> bool:
+    """`exec(...)` or `globals().update(...)` at module level: it may bind any name."""
+    if not isinstance(call, cst.Call):
+        return False
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value == "exec" and imports.resolve(func) is None
+    return (
+        isinstance(func, cst.Attribute)
+        and func.attr.value == "update"
+        and isinstance(func.value, cst.Call)
+        and isinstance(func.value.func, cst.Name)
+        and func.value.func.value == "globals"
+    )
