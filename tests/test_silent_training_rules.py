@@ -650,6 +650,38 @@ def test_optimizer_stepped_or_handed_on_is_quiet(more):
     assert "GL507" not in codes(_DETECTOR_AND_CORRECTOR.format(more=more))
 
 
+_GROUPS = """
+import torch
+import torch.nn as nn
+
+model = nn.Sequential(nn.Linear(4, 8), nn.Linear(8, 2))
+
+
+def build_optimizer(model):
+    groups = []
+    group = {{"lr": 1e-3, "weight_decay": 0.0}}
+    group["params"] = [p for p in model[0].parameters()]
+    groups.append(group)
+    group = {{"lr": 1e-2}}
+    group["params"] = []
+    for p in model[1].parameters():
+        group["params"].append(p)
+    {hand_on}
+    return torch.optim.AdamW(groups)
+"""
+
+
+def test_param_group_built_and_never_added():
+    """HVPNeT#5: the last group is filled but never appended to the optimizer's groups."""
+    (finding,) = lint(_GROUPS.format(hand_on="pass"))
+    assert finding.code == "GL507" and finding.line == 18 and "`group`" in finding.message
+
+
+@pytest.mark.parametrize("hand_on", ["groups.append(group)", "groups += [group]"])
+def test_param_group_added_is_quiet(hand_on):
+    assert codes(_GROUPS.format(hand_on=hand_on)) == []
+
+
 def test_two_optimizers_each_cleared_are_quiet():
     source = """
 import torch

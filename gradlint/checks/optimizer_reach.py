@@ -12,6 +12,7 @@ import libcst as cst
 
 from gradlint.analysis.dataflow.events import TrainingEvent
 from gradlint.analysis.dataflow.optimizers import owned
+from gradlint.analysis.dataflow.shapes import literal_str
 from gradlint.analysis.dataflow.values import Obj, Optimizer
 from gradlint.analysis.names import dotted
 from gradlint.analysis.walk import iter_nodes
@@ -40,6 +41,57 @@ class OptimizerReachChecker(Checker):
             if any(e.kind == "step" for e in events):
                 self._check_run(sorted(events, key=lambda e: e.time), reported)
         self._check_never_stepped(reported)
+        for function in iter_nodes(self.file.module):
+            if isinstance(function, cst.FunctionDef):
+                self._check_dropped_group(function)
+
+    def _check_dropped_group(self, function: cst.FunctionDef) -> None:
+        """A param group dict (`params = {"lr": ..., ...}`) whose last binding in the body
+        is only filled (`params["params"].append(p)`) and never handed on, in a body that
+        builds an optimizer: its parameters reach no optimizer (HVPNeT#5)."""
+        body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+        built = [
+            e.node for e in self._optimizers_built if any(n is e.node for n in iter_nodes(function))
+        ]
+        if not built:
+            return
+        for index, statement in enumerate(body):
+            name = _param_group_bound(statement)
+            later = body[index + 1 :]
+            if name is None or any(_param_group_bound(s, name) == name for s in later):
+                continue
+            uses = filled = 0
+            for node in (n for s in later for n in iter_nodes(s)):
+                if isinstance(node, cst.Name) and node.value == name:
+                    uses += 1
+                filled += _fills(node, name)
+            if filled and uses == filled:
+                self._report_dropped(built[-1], statement, name)
+                return
+
+    @cached_property
+    def _optimizers_built(self) -> list[TrainingEvent]:
+        """Every optimizer construction the interpreter met, known parameters or not."""
+        return [e for e in self.file.dataflow.training if e.kind == "optimizer"]
+
+    def _report_dropped(self, call: cst.CSTNode, statement: cst.CSTNode, name: str) -> None:
+        line = self.file.position(statement).start.line
+        self.report(
+            call,
+            "GL507",
+            headline(
+                "This optimizer is built without the param group `{name}` of line {line}",
+                name=name,
+                line=str(line),
+            ),
+            witness=_LEFT_OUT_WITNESS,
+            detail=(
+                f"`{name}` is filled with parameters after its last assignment but never "
+                "added to the groups given to the optimizer (nor to `add_param_group`): "
+                "those parameters keep their initial values. Append the group to the list "
+                "of groups before building the optimizer."
+            ),
+        )
 
     def _check_never_stepped(self, reported: set[cst.CSTNode]) -> None:
         """An optimizer no step of the file updates, over parameters a backward of the file
@@ -364,6 +416,51 @@ _LEFT_OUT_WITNESS = Witness(
     "    raise AssertionError('the layer after the trained ones never trains')\n",
     "the layer after the trained ones never trains",
 )
+
+
+_GROUP_KEYS = frozenset({"params", "lr", "weight_decay", "momentum", "betas", "eps"})
+
+
+def _param_group_bound(statement: cst.CSTNode, name: str | None = None) -> str | None:
+    """`name = {"lr": ..., ...}`: the name a statement binds to a param group dict literal
+    (or, given `name`, that name bound to anything)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    assign = statement.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return None
+    target = assign.targets[0].target
+    if not isinstance(target, cst.Name):
+        return None
+    if name is not None:
+        return target.value
+    keys = {
+        literal_str(element.key)
+        for element in getattr(assign.value, "elements", ())
+        if isinstance(assign.value, cst.Dict) and isinstance(element, cst.DictElement)
+    }
+    return target.value if keys and keys <= _GROUP_KEYS | {None} and keys & _GROUP_KEYS else None
+
+
+def _fills(node: cst.CSTNode, name: str) -> int:
+    """1 for `name["params"] = [...]` or `name["params"].append(p)` / `.extend(ps)`."""
+    if isinstance(node, cst.Assign):
+        return sum(
+            1
+            for t in node.targets
+            if isinstance(t.target, cst.Subscript)
+            and isinstance(t.target.value, cst.Name)
+            and t.target.value.value == name
+        )
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ("append", "extend")
+        and isinstance(node.func.value, cst.Subscript)
+        and isinstance(node.func.value.value, cst.Name)
+    ):
+        return int(node.func.value.value.value == name)
+    return 0
 
 
 # attributes of an optimizer that keep it as it is: clearing, saving, loading
