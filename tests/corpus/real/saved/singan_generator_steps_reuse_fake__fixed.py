@@ -1,4 +1,4 @@
-# source: https://github.com/tamarott/SinGAN/issues/140
+# source: https://github.com/pytorch/pytorch/issues/39141
 # expect: clean
 import argparse
 
@@ -6,76 +6,55 @@ import torch
 import torch.nn as nn
 import torch.optim as optim
 
+parser = argparse.ArgumentParser()
+parser.add_argument("--nc_z", type=int, default=3)
+parser.add_argument("--Dsteps", type=int, default=1)
+parser.add_argument("--Gsteps", type=int, default=3)
+parser.add_argument("--alpha", type=float, default=10)
+parser.add_argument("--lr_g", type=float, default=5e-4)
+parser.add_argument("--lr_d", type=float, default=5e-4)
+opt = parser.parse_args([])
 
-class ConvBlock(nn.Sequential):
-    def __init__(self, in_channel, out_channel, ker_size, padd, stride):
-        super(ConvBlock, self).__init__()
-        self.add_module("conv", nn.Conv2d(in_channel, out_channel, kernel_size=ker_size, stride=stride, padding=padd)),
-        self.add_module("norm", nn.BatchNorm2d(out_channel)),
-        self.add_module("LeakyRelu", nn.LeakyReLU(0.2, inplace=True))
 
-
-class WDiscriminator(nn.Module):
-    def __init__(self, opt):
-        super(WDiscriminator, self).__init__()
-        self.head = ConvBlock(opt.nc_im, opt.nfc, opt.ker_size, opt.padd_size, 1)
-        self.tail = nn.Conv2d(opt.nfc, 1, kernel_size=opt.ker_size, stride=1, padding=opt.padd_size)
-
-    def forward(self, x):
-        return self.tail(self.head(x))
+def conv_block(in_ch, out_ch):
+    return nn.Sequential(nn.Conv2d(in_ch, out_ch, 3, padding=1), nn.BatchNorm2d(out_ch), nn.LeakyReLU(0.2, inplace=True))
 
 
 class GeneratorConcatSkip2CleanAdd(nn.Module):
-    def __init__(self, opt):
-        super(GeneratorConcatSkip2CleanAdd, self).__init__()
-        self.head = ConvBlock(opt.nc_im, opt.nfc, opt.ker_size, opt.padd_size, 1)
-        self.tail = nn.Sequential(nn.Conv2d(opt.nfc, opt.nc_im, kernel_size=opt.ker_size, stride=1, padding=opt.padd_size), nn.Tanh())
+    def __init__(self):
+        super().__init__()
+        self.head = conv_block(opt.nc_z, 4)
+        self.tail = nn.Sequential(nn.Conv2d(4, 3, 3, padding=1), nn.Tanh())
 
     def forward(self, x, y):
-        x = self.head(x)
-        x = self.tail(x)
-        return x + y
+        return self.tail(self.head(x)) + y
 
 
-def train_single_scale(netD, netG, real, opt):
-    optimizerD = optim.Adam(netD.parameters(), lr=opt.lr_d, betas=(opt.beta1, 0.999))
-    optimizerG = optim.Adam(netG.parameters(), lr=opt.lr_g, betas=(opt.beta1, 0.999))
-    z_opt = torch.randn_like(real)
-    for epoch in range(opt.niter):
-        noise_ = torch.randn_like(real)
-        ############################
-        # (1) Update D network: maximize D(x) + D(G(z))
-        ###########################
-        for j in range(opt.Dsteps):
-            netD.zero_grad()
-            output = netD(real)
-            errD_real = -output.mean()
-            errD_real.backward(retain_graph=True)
-            prev = torch.zeros_like(real)
-            noise = opt.noise_amp * noise_ + prev
-            fake = netG(noise.detach(), prev)
-            output = netD(fake.detach())
-            errD_fake = output.mean()
-            errD_fake.backward(retain_graph=True)
-            optimizerD.step()
-        ############################
-        # (2) Update G network: maximize D(G(z))
-        ###########################
-        for j in range(opt.Gsteps):
-            netG.zero_grad()
-            fake = netG(noise.detach(), prev)
-            output = netD(fake)
-            errG = -output.mean()
-            errG.backward(retain_graph=True)
-            if opt.alpha != 0:
-                loss = nn.MSELoss()
-                rec_loss = opt.alpha * loss(netG(z_opt.detach(), torch.zeros_like(real)), real)
-                rec_loss.backward(retain_graph=True)
-            optimizerG.step()
+netG = GeneratorConcatSkip2CleanAdd()
+netD = nn.Sequential(conv_block(3, 4), nn.Conv2d(4, 1, 3, padding=1))
+optimizerD = optim.Adam(netD.parameters(), lr=opt.lr_d, betas=(0.5, 0.999))
+optimizerG = optim.Adam(netG.parameters(), lr=opt.lr_g, betas=(0.5, 0.999))
+real = torch.rand(1, 3, 8, 8)
+z_opt = torch.randn(1, opt.nc_z, 8, 8)
+prev = torch.zeros_like(real)
 
+for epoch in range(1):
+    noise = torch.randn(1, opt.nc_z, 8, 8)
+    for j in range(opt.Dsteps):
+        netD.zero_grad()
+        errD_real = -netD(real).mean()
+        errD_real.backward(retain_graph=True)
+        fake = netG(noise, prev)
+        errD_fake = netD(fake.detach()).mean()
+        errD_fake.backward(retain_graph=True)
+        optimizerD.step()
 
-opt = argparse.Namespace(nc_im=3, nfc=8, ker_size=3, padd_size=1, lr_d=5e-4, lr_g=5e-4, beta1=0.5, niter=1, Dsteps=3, Gsteps=3, noise_amp=0.1, alpha=10)
-netD = WDiscriminator(opt)
-netG = GeneratorConcatSkip2CleanAdd(opt)
-real = torch.rand(1, 3, 8, 8) * 2 - 1
-train_single_scale(netD, netG, real, opt)
+    for j in range(opt.Gsteps):
+        netG.zero_grad()
+        fake = netG(noise, prev)
+        output = netD(fake)
+        errG = -output.mean()
+        errG.backward(retain_graph=True)
+        rec_loss = opt.alpha * nn.MSELoss()(netG(z_opt, prev), real)
+        rec_loss.backward(retain_graph=True)
+        optimizerG.step()
