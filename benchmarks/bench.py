@@ -8,6 +8,7 @@ it is installed; print CPU seconds, files/s, lines/s, peak memory and both ratio
     python benchmarks/bench.py --torchfix /path/to/venv/bin/torchfix
     python benchmarks/bench.py --baseline /tmp/old-checkout   # also an older gradlint
     python benchmarks/bench.py --profile             # cProfile of the engine, in-process
+    python benchmarks/bench.py --set dino --index    # the project index's cost on a project
 
 Sets: `nn-modules` and `torch` (the installed torch package) and the projects that
 benchmarks/corpora.py caches (`timm`, `transformers`, `torchvision`, `lightning`, ...,
@@ -148,6 +149,23 @@ def run_gradlint(files: list[Path], lines: int, jobs: int, baseline: Path | None
     return Timing(label, len(files), lines, *timed(gradlint_command(files, jobs), env, baseline))
 
 
+# gradlint with the project index off: each file linted on its own text, as before the
+# index (issue 29 asks a whole project to cost at most 1.3x that).
+WITHOUT_INDEX = (
+    "import sys, gradlint.project\n"
+    "gradlint.project.linked = lambda path, source: None\n"
+    "from gradlint.cli import main\n"
+    "raise SystemExit(main(sys.argv[1:]))\n"
+)
+
+
+def run_gradlint_without_index(files: list[Path], lines: int) -> Timing:
+    compiled()
+    command = [sys.executable, "-c", WITHOUT_INDEX, "--jobs", "1", *map(str, files)]
+    timing = timed(command, {"GRADLINT_NO_CACHE": "1"})
+    return Timing("gradlint, no index", len(files), lines, *timing)
+
+
 def run_parse_only(files: list[Path], lines: int) -> Timing:
     command = [sys.executable, "-c", PARSE_ONLY, *map(str, files)]
     return Timing("libcst parse only", len(files), lines, *timed(command))
@@ -251,6 +269,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--rounds", type=int, default=1, help="runs of each tool, taking turns (best kept)"
     )
+    parser.add_argument(
+        "--index",
+        action="store_true",
+        help="also time gradlint with the project index off (the index's cost)",
+    )
     parser.add_argument("--profile", action="store_true", help="print a cProfile instead")
     parser.add_argument("--top", type=int, default=25, help="rows of the profile")
     return parser.parse_args(argv)
@@ -263,6 +286,7 @@ def bench_corpus(
     torchfix: str | None,
     baselines: list[Path],
     rounds: int = 1,
+    index: bool = False,
 ) -> None:
     """Each tool `rounds` times, the tools taking turns within a round (a shared machine's
     speed drifts over a minute: turns keep the ratios fair), the fastest run of each."""
@@ -276,6 +300,8 @@ def bench_corpus(
             runs.setdefault(str(baseline), []).append(run_gradlint(files, lines, 1, baseline))
         if torchfix is not None:
             runs.setdefault("torchfix", []).append(run_torchfix(torchfix, files, lines, 1))
+        if index:
+            runs.setdefault("alone", []).append(run_gradlint_without_index(files, lines))
     best = {key: min(timings, key=lambda t: t.cpu_seconds) for key, timings in runs.items()}
     floor, ours = best["floor"], best["ours"]
     print(floor)
@@ -296,6 +322,11 @@ def bench_corpus(
         theirs = best["torchfix"]
         print(theirs)
         print(f"  torchfix / gradlint CPU: {theirs.cpu_seconds / ours.cpu_seconds:.1f}x")
+    if index:
+        alone = best["alone"]
+        print(alone)
+        ratio = ours.cpu_seconds / alone.cpu_seconds
+        print(f"  gradlint / gradlint without the index CPU: {ratio:.2f}x")
     if jobs > 1:
         print(run_gradlint(files, lines, jobs))
 
@@ -318,7 +349,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"\n{name}: {len(files)} files")
             profile_engine(files, args.top)
         else:
-            bench_corpus(name, files, args.jobs, torchfix, args.baseline, args.rounds)
+            bench_corpus(name, files, args.jobs, torchfix, args.baseline, args.rounds, args.index)
     if not args.profile:
         wall = small_file_wall_time(args.repeat)
         print(f"\none small file, cold, start-up included: {wall:.3f} s (median of {args.repeat})")
