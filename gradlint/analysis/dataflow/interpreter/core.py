@@ -3,6 +3,8 @@ __init__, function summaries reused across call sites."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import libcst as cst
 
 from gradlint.analysis.context import (
@@ -260,10 +262,25 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         once = _bound_once(self.module)
         final = (after or state).env
         self.globals = {name: value for name, value in final.items() if name in once}
+        covered = self._run_by_the_module_body()
         for node, owner in self.functions.items():
-            if node not in self.ran and node not in foreign:
+            if node not in self.ran and node not in foreign and node not in covered:
                 self._standalone(node, owner)
         self._drop_edits_of_functions_called_without_grad()
+
+    def _run_by_the_module_body(self) -> set[cst.FunctionDef]:
+        """Module-level functions the module body ran inline exactly once, with no call
+        refused: a script's `main(args)`, whose run with the script's own values is the one
+        that happens (a second run on its own, with every argument unknown, would follow
+        the same calls again, into other files' code too, and know less)."""
+        if self.refused:
+            return set()
+        counts = Counter(self.inlined)
+        return {
+            node
+            for node, owner in self.functions.items()
+            if owner is None and counts[node] == 1 and self._role(node, owner) is None
+        }
 
     def _is_module(self, info: ClassInfo) -> bool:
         """An nn.Module, or a class of unresolved bases (transformers' PreTrainedModel,
