@@ -101,6 +101,26 @@ for epoch in range(2):
     assert codes(source) == []
 
 
+def test_same_test_on_a_counter_the_loop_advances_is_quiet():
+    """`global_step += 1` between them: the clearing opens a group, the step closes it."""
+    source = """
+import torch
+import torch.nn as nn
+
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+global_step = 0
+for x in [torch.randn(4, 3)] * 8:
+    if global_step % 4 == 0:
+        optimizer.zero_grad()
+    model(x).pow(2).mean().backward()
+    global_step += 1
+    if global_step % 4 == 0:
+        optimizer.step()
+"""
+    assert codes(source) == []
+
+
 def test_zero_grad_in_a_method_the_loop_calls():
     source = """
 import torch

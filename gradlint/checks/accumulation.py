@@ -64,7 +64,7 @@ class AccumulationChecker(Checker):
                 runs.setdefault(event.run, []).append(event)
         reported: set[cst.CSTNode] = set()
         for events in runs.values():
-            for zero, loop, step, how in _wiped_accumulations(events):
+            for zero, loop, step, how in _wiped_accumulations(events, self.file.module):
                 if zero.node not in reported:
                     reported.add(zero.node)
                     self._report(zero, loop, step, how)
@@ -120,7 +120,7 @@ class AccumulationChecker(Checker):
         )
 
 
-def _wiped_accumulations(events: list[TrainingEvent]):
+def _wiped_accumulations(events: list[TrainingEvent], module: cst.Module):
     """(zero_grad, loop, step, how) for each loop whose every iteration clears then backpropagates
     while that optimizer steps on some iterations only, or after the loop."""
     passes: dict[cst.CSTNode, list[tuple[TrainingEvent, tuple[Place, ...]]]] = {}
@@ -150,7 +150,7 @@ def _wiped_accumulations(events: list[TrainingEvent]):
                 break
         else:
             found = _cleared_on_the_step_iteration(loop, inside, backwards)
-            if found is not None:
+            if found is not None and not _counted_apart(found[2], module):
                 yield found[0], loop, found[1], _SAME_ITERATIONS
 
 
@@ -179,7 +179,7 @@ def _pass_of(event: TrainingEvent, loop: cst.CSTNode) -> tuple:
 
 
 def _cleared_on_the_step_iteration(loop, inside, backwards):
-    """(zero_grad, step): both under an `if` of the same test on the iteration count, the
+    """(zero_grad, step, test): both under an `if` of the same test on the iteration count, the
     clearing before the iteration's backward and the step after it, in one pass of the
     loop: on each update iteration the gradients accumulated since the last step are
     wiped first."""
@@ -196,8 +196,23 @@ def _cleared_on_the_step_iteration(loop, inside, backwards):
                 continue
             step_test = _condition(step_inner)
             if step_test is not None and step_test.deep_equals(test):
-                return zero, step
+                return zero, step, test
     return None
+
+
+def _counted_apart(test: cst.CSTNode, module: cst.Module) -> bool:
+    """A name the test reads is assigned somewhere (`global_step += 1` between the
+    clearing and the step makes the same test true on different iterations)."""
+    read = {dotted(node) for node in iter_nodes(test) if isinstance(node, cst.Name | cst.Attribute)}
+    for node in iter_nodes(module):
+        targets = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, cst.AugAssign | cst.AnnAssign):
+            targets = [node.target]
+        if any(dotted(t) in read for t in targets):
+            return True
+    return False
 
 
 def _step_of_some_iterations(zero, inside, backwards):
