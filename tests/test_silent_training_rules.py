@@ -77,6 +77,14 @@ def test_zero_grad_under_the_step_condition_before_the_backward():
         exec(textwrap.dedent(finding.witness.program), {})
 
 
+def test_zero_grad_under_the_step_condition_with_a_named_constant():
+    """A constant the test reads (`accumulation_steps = 4`) is no counter."""
+    source = "accumulation_steps = 4\n" + _CLEAR_UNDER_IF.format(
+        clear_test="i % accumulation_steps == 0"
+    ).replace("if i % 4 == 0:", "if i % accumulation_steps == 0:")
+    assert codes(source) == ["GL506"]
+
+
 def test_zero_grad_at_the_start_of_each_group_is_quiet():
     """Cleared on the first iteration of a group, stepped on its last: accumulation."""
     assert codes(_CLEAR_UNDER_IF.format(clear_test="(i - 1) % 4 == 0")) == []

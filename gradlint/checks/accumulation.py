@@ -150,7 +150,7 @@ def _wiped_accumulations(events: list[TrainingEvent], module: cst.Module):
                 break
         else:
             found = _cleared_on_the_step_iteration(loop, inside, backwards)
-            if found is not None and not _counted_apart(found[2], module):
+            if found is not None and not _counted_apart(found[2], module, loop):
                 yield found[0], loop, found[1], _SAME_ITERATIONS
 
 
@@ -200,19 +200,18 @@ def _cleared_on_the_step_iteration(loop, inside, backwards):
     return None
 
 
-def _counted_apart(test: cst.CSTNode, module: cst.Module) -> bool:
-    """A name the test reads is assigned somewhere (`global_step += 1` between the
-    clearing and the step makes the same test true on different iterations)."""
+def _counted_apart(test: cst.CSTNode, module: cst.Module, loop: cst.CSTNode) -> bool:
+    """A name the test reads is a counter (`global_step += 1` anywhere, or assigned in
+    the loop): between the clearing and the step it may move, making the same test true
+    on different iterations. Constants set once (`accumulation_steps = 4`) do not."""
     read = {dotted(node) for node in iter_nodes(test) if isinstance(node, cst.Name | cst.Attribute)}
     for node in iter_nodes(module):
-        targets = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, cst.AugAssign | cst.AnnAssign):
-            targets = [node.target]
-        if any(dotted(t) in read for t in targets):
+        if isinstance(node, cst.AugAssign) and dotted(node.target) in read:
             return True
-    return False
+    return any(
+        isinstance(node, cst.Assign) and any(dotted(t.target) in read for t in node.targets)
+        for node in iter_nodes(loop)
+    )
 
 
 def _step_of_some_iterations(zero, inside, backwards):
