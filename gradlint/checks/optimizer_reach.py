@@ -41,6 +41,8 @@ class OptimizerReachChecker(Checker):
             if any(e.kind == "step" for e in events):
                 self._check_run(sorted(events, key=lambda e: e.time), reported)
         self._check_never_stepped(reported)
+        if not self._optimizers_built:
+            return  # most files build no optimizer: no walk of the whole tree for them
         for function in iter_nodes(self.file.module):
             if isinstance(function, cst.FunctionDef):
                 self._check_dropped_group(function)

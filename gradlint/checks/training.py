@@ -281,7 +281,7 @@ class _Run:
         """Steps of the loop's first pass under `if`s of the loop's own body whose tests
         read nothing the loop binds or counts (`if torch.isfinite(grad_norm):`): a guard
         meant to pass, not a schedule (`if (i + 1) % accumulate == 0:`); with those ifs."""
-        counted = _counters(loop)
+        counted: set[str] | None = None  # computed for the first guarded step only
         found = []
         for event, inner in self.passes.get(Place("loop", loop), ()):
             if event.kind != "step" or id(event) not in self.steps:
@@ -291,6 +291,7 @@ class _Run:
             own = inner[: called[0]] if called else inner
             if not guards or any(place not in own or place.index != 0 for place in guards):
                 continue
+            counted = _counters(loop) if counted is None else counted
             if any(_names(place.node.test) & counted for place in guards):
                 continue
             kinds = all(place.kind in ("if", "call", "taken", "try") for place in inner)
