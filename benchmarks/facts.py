@@ -27,6 +27,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gradlint import project
 from gradlint.analysis.dataflow.recording import SATISFIES, StatementFacts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,12 +66,22 @@ class Static:
         found = self._files.get(path)
         if found is None:
             try:
-                source = Path(path).read_text(encoding="utf-8")
-                found = StatementFacts(source, package_of(Path(path)))
+                found = statement_facts(path)
             except Exception as error:  # the oracle reports what it could not analyse
                 found = f"interpreter failed on the file ({type(error).__name__})"
             self._files[path] = found
         return found
+
+
+def statement_facts(path: str, keep_trail: bool = False) -> StatementFacts:
+    """The interpreter's statements about a file read as the linter reads it: with the
+    definitions it imports from its own project (gradlint/project.py)."""
+    source = Path(path).read_text(encoding="utf-8")
+    link = project.linked(path, source.encode("utf-8"))
+    pieces = ()
+    if link is not None:
+        source, pieces = link.source.decode("utf-8"), link.pieces
+    return StatementFacts(source, package_of(Path(path)), keep_trail, pieces)
 
 
 def package_of(path: Path) -> str | None:
@@ -143,8 +154,10 @@ def compare(observation: dict, static: Static, tally: Tally) -> None:
     if isinstance(facts, str):
         missing = facts
     else:
-        found = facts.query(line, name)
-        missing = "statement not interpreted" if found is None else ""
+        found = facts.query_in_mode(line, name, ran["grad_mode"])
+        missing = "" if found is not None else "statement not interpreted"
+        if found is None and facts.query(line, name) is not None:
+            missing = "not run with grad mode " + ("on" if ran["grad_mode"] else "off")
         if found is not None:
             stated, causes = found.facts, found.causes
             if found.assumed_given & set(ran.get("none_args", ())):
@@ -551,8 +564,7 @@ def top_causes(tally: Tally, count: int = 30) -> list[str]:
 
 def explain(where: str) -> None:
     path, _, line = where.rpartition(":")
-    source = Path(path).read_text(encoding="utf-8")
-    facts = StatementFacts(source, package_of(Path(path)), keep_trail=True)
+    facts = statement_facts(path, keep_trail=True)
     shown = False
     for (at, name), stated in sorted(facts.stated.items()):
         if at != int(line):

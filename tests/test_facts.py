@@ -212,3 +212,46 @@ def test_the_contradictions_found_are_gone(tmp_path):
     tally = _check(tmp_path, CONTRADICTED)
     assert tally.observations >= 18
     assert [str(c) for c in tally.contradictions] == []
+
+
+def test_facts_are_joined_over_the_contexts_of_each_grad_mode(tmp_path):
+    source = textwrap.dedent(
+        """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 2)
+
+
+        def run(x):
+            out = model(x)
+            return out
+
+
+        run(torch.randn(3, 4))
+        with torch.no_grad():
+            run(torch.randn(3, 4))
+        """
+    )
+    stated = StatementFacts(source)
+    assert stated.query(8, "out").facts["grad"] is None  # nonleaf in one run, off in the other
+    assert stated.query_in_mode(8, "out", True).facts["grad"] == "nonleaf"
+    # grad mode off: the run under no_grad (off) and the function run on its own (which
+    # assumed grad mode on: its non-leaf says nothing here)
+    off = stated.query_in_mode(8, "out", False)
+    assert off.facts["grad"] is None
+    assert off.causes["grad"] == "grad mode assumed on in a function run on its own"
+    tally = _check(tmp_path, source)
+    assert tally.contradictions == [] and tally.known["grad"] >= 1
+
+
+def test_a_file_is_read_with_the_definitions_it_imports_from_its_project(tmp_path):
+    (tmp_path / "model.py").write_text(
+        "import torch.nn as nn\n\n\nclass Net(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 2)\n"
+    )
+    train = tmp_path / "train.py"
+    train.write_text("import torch\nfrom model import Net\n\nmodel = Net()\nfc = model.fc\n")
+    stated = facts.statement_facts(str(train))
+    assert stated.query(4, "model").facts["class"] == "Net"  # lines are train.py's own
+    assert stated.query(5, "fc").facts["class"] == "torch.nn.Linear"

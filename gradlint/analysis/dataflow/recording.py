@@ -36,6 +36,7 @@ from gradlint.analysis.dataflow.values import (
 )
 from gradlint.analysis.names import ImportTable, dotted
 from gradlint.analysis.shapes.model import Sym
+from gradlint.analysis.walk import iter_nodes
 
 UNKNOWN = None  # a fact not stated
 
@@ -352,28 +353,55 @@ def _edited(expr: cst.BaseExpression) -> list:
 class StatementFacts:
     """The interpreter's statements about one file, by (line, name)."""
 
-    def __init__(self, source: str, package: str | None = None, keep_trail: bool = False):
+    def __init__(
+        self,
+        source: str,
+        package: str | None = None,
+        keep_trail: bool = False,
+        pieces: tuple[str, ...] = (),
+    ):
+        """`pieces`: the project's definitions the file is linted with (project.linked),
+        put before its statements as the linter does; lines stay the file's own."""
         module = cst.parse_module(source)
+        statements = [s for piece in pieces for s in cst.parse_module(piece).body]
+        self._header = len(module.header)
+        self._added = cst.Module(body=statements).code.count("\n") if statements else 0
+        defined = iter_nodes(cst.Module(body=statements))
+        foreign = frozenset(node for node in defined if type(node) is cst.FunctionDef)
+        module = module.with_changes(body=(*statements, *module.body))
         self.module = module
         self._positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
         self.stated: dict[tuple[int, str], Stated] = {}
         self.grad_modes: dict[int, Stated] = {}
+        # per (line, name, grad mode): joined over the contexts that may run it so
+        self.by_mode: dict[tuple[int, str, bool], Stated] = {}
         # per (line, name): each context's value and cause of unknown, for --explain
         self.trail: dict[tuple[int, str], list[str]] = {}
         self.keep_trail = keep_trail
         imports = ImportTable.from_module(module, package)
         index = ModuleIndex(module, imports)
         scope = Scope(imports, index, ())
-        self.facts = FileFacts(module, imports, index, scope, recorder=self)
+        self.facts = FileFacts(module, imports, index, scope, recorder=self, foreign=foreign)
 
     def line_of(self, node: cst.CSTNode) -> int | None:
+        """The line of the file's own text `node` starts on (None: a project definition)."""
         position = self._positions.get(node)
-        return position.start.line if position is not None else None
+        if position is None:
+            return None
+        line = position.start.line
+        if self._header < line <= self._header + self._added:
+            return None
+        return line - self._added if line > self._header else line
 
     def query(self, line: int, name: str) -> Stated | None:
         """What the interpreter states of `name` after the statement at `line` (None: it
         never ran that statement)."""
         return self.stated.get((line, name))
+
+    def query_in_mode(self, line: int, name: str, grad_mode: bool) -> Stated | None:
+        """What the interpreter states of `name` after the statement at `line` in the
+        contexts that may run it with grad mode `grad_mode` (None: none of them does)."""
+        return self.by_mode.get((line, name, grad_mode))
 
     def grad_mode(self, line: int) -> Stated | None:
         return self.grad_modes.get(line)
@@ -396,11 +424,21 @@ class StatementFacts:
             value = _value_of(name, state, interpreter)
             facts = describe(value)
             unknown = _unknown(facts, functools.partial(causes.of, expr, state=state))
-            self._note(line, name, value, facts, unknown, frame, interpreter)
+            self._note(line, name, value, facts, unknown, frame, interpreter, state.grad)
 
-    def _note(self, line: int, name: str, value, facts: dict, unknown: dict, frame, run):
-        assumed = frozenset(run.assumed_given) if run.module_body_done else frozenset()
+    def _note(self, line: int, name: str, value, facts: dict, unknown: dict, frame, run, grad):
+        """One context's facts of `name` after `line`, run with grad mode `grad` (None:
+        decided at run time)."""
+        standalone = run.module_body_done
+        assumed = frozenset(run.assumed_given) if standalone else frozenset()
         self.stated.setdefault((line, name), Stated()).join(facts, unknown, assumed)
+        for mode in (True, False) if grad is None or standalone else (grad,):
+            stated, causes = facts, unknown
+            if standalone and not mode and facts.get("grad") == "nonleaf":
+                # computed from what requires grad, grad mode assumed on
+                stated = dict(facts, grad=None)
+                causes = dict(unknown, grad="grad mode assumed on in a function run on its own")
+            self.by_mode.setdefault((line, name, mode), Stated()).join(stated, causes, assumed)
         if self.keep_trail:
             self.trail.setdefault((line, name), []).append(
                 f"{_context(frame, run)}: {value!r:.300}"
@@ -418,7 +456,7 @@ class StatementFacts:
             value = _value_of(name, state, interpreter)
             facts = describe(value)
             unknown = _unknown(facts, lambda f: "loop item of " + causes.of(loop.iter, f, state))
-            self._note(line, name, value, facts, unknown, frame, interpreter)
+            self._note(line, name, value, facts, unknown, frame, interpreter, state.grad)
 
 
 def _context(frame, interpreter) -> str:
