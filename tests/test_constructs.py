@@ -121,3 +121,58 @@ out = block(torch.randn(2, 3, 8, 8))
 )
 def test_a_layer_editing_an_argument_on_the_way_to_its_result(body, expected):
     assert codes(RESBLOCK.format(body=body)) == expected
+
+
+RETURN_IN_BRANCH = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ConvBN(nn.Module):
+    def __init__(self, cin, cout, activation="relu"):
+        super().__init__()
+        self.activation = activation
+        self.conv = nn.Conv2d(cin, cout, 3, padding=1)
+        self.bn = nn.BatchNorm2d(cout, affine=False)
+
+    def forward(self, x):
+        x = self.bn(self.conv(x))
+        if {test}:
+            return F.relu(x)
+        else:
+            return x
+
+
+class ResPath(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shortcut = ConvBN(3, 8, activation="None")
+        self.body = ConvBN(3, 8, activation="{activation}")
+
+    def forward(self, x):
+        shortcut = self.shortcut(x)
+        x = self.body(x)
+        x += shortcut
+        return x
+
+
+model = ResPath()
+model(torch.randn(2, 3, 8, 8)).sum().backward()
+"""
+
+
+@pytest.mark.parametrize(
+    ("test", "activation", "expected"),
+    [
+        ('self.activation == "relu"', "relu", ["GL103"]),
+        ('self.activation == "relu"', "None", []),
+        ("x.mean() > 0", "relu", []),
+    ],
+)
+def test_what_a_return_in_a_taken_branch_saved_reaches_the_caller(test, activation, expected):
+    """`return F.relu(x)` in the branch the module's own flag takes: the caller's
+    `x += shortcut` edits the output ReLU saved and backward raises 'modified by an
+    inplace operation' (mulitresunet-pytorch#3). A block without the ReLU runs (batch
+    norm saves its input, not its output), and a test on the data decides nothing."""
+    assert codes(RETURN_IN_BRANCH.format(test=test, activation=activation)) == expected

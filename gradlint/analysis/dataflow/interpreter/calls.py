@@ -56,6 +56,7 @@ from gradlint.analysis.dataflow.interpreter.state import (
     _Apply,
     _Edit,
     _Marker,
+    saved_after,
 )
 from gradlint.analysis.dataflow.uses import (
     FOLLOW,
@@ -610,7 +611,7 @@ class Calls:
         writes = [(at, name) for _, at, name in callee.data_writes]
         _heard(frame, receiver, callee.read_parameters, callee.called_modules, writes)
         state.saved.clear()  # the callee's saved map continues the caller's
-        state.saved.update(inner.saved)
+        state.saved.update(saved_after(inner, exits))
         if exits:
             state.graphs = functools.reduce(graphs.Graphs.join, (e.graphs for e in exits))
         if exits and callee.sets_grad:  # `torch.set_grad_enabled(False)` outlives the call

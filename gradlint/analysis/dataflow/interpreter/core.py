@@ -56,7 +56,7 @@ from gradlint.analysis.dataflow.interpreter.common import (
 from gradlint.analysis.dataflow.interpreter.expressions import Expressions
 from gradlint.analysis.dataflow.interpreter.members import Members
 from gradlint.analysis.dataflow.interpreter.scan import CallScan, _bound_once, _functions
-from gradlint.analysis.dataflow.interpreter.state import Frame, Pending, State
+from gradlint.analysis.dataflow.interpreter.state import Frame, Pending, State, saved_after
 from gradlint.analysis.dataflow.interpreter.statements import Statements
 from gradlint.analysis.dataflow.interpreter.tensors import TorchSemantics
 from gradlint.analysis.dataflow.interpreter.training import Training
@@ -378,7 +378,7 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
             self.steps - steps,
             frozenset(self.inlined[inlined:]),
             _returned(frame.returns),
-            dict(start.saved),
+            saved_after(start, exits),
             ((modes.pop() if len(modes) == 1 else None),) if sets_grad else None,
             frozenset(frame.read_parameters),
             frozenset(frame.called_modules),

@@ -75,6 +75,18 @@ def join_states(states: list[State]) -> State | None:
     return joined
 
 
+def saved_after(start: State, exits: list[State]) -> dict:
+    """What a call leaves saved for backward: the run's own map, and what each of its
+    exits saved on the way (a `return F.relu(x)` in a taken branch returns from a copy of
+    the state that the branch saved into), joined as branches join."""
+    saved = dict(start.saved)
+    for exit_ in exits:
+        if exit_ is not None:
+            for storage, saver in exit_.saved.items():
+                saved.setdefault(storage, saver)
+    return saved
+
+
 @dataclass
 class Pending:
     """Edits a callee made into a caller's tensor, confirmed if the caller reads one of
