@@ -207,6 +207,53 @@ PROGRAMS = {
 
         estimate_loss()
         """,
+    # a forward() argument unpacked into sizes (`B, H, W, C = x.shape`) is assumed dense
+    # by the shape model, not proven contiguous (timm tiny_vit, samvit, csatv2 shortcuts)
+    "unpacked_argument_not_stated_contiguous": """\
+        import torch
+        import torch.nn as nn
+
+
+        class Block(nn.Module):
+            def forward(self, x):
+                B, H, W, C = x.shape
+                shortcut = x
+                y = x + 1
+                return shortcut + y
+
+
+        globals()["Block"]()(torch.randn(2, 3, 4, 5).permute(0, 2, 3, 1))
+        """,
+    # a base class's method run on its own where `self` is a subclass instance whose
+    # `__init__` replaced a layer (timm sequencer: RNN2dBase's RNNIdentity, LSTM2d's LSTM)
+    "attribute_replaced_by_a_subclass": """\
+        import torch
+        import torch.nn as nn
+
+
+        class Identity2(nn.Module):
+            def forward(self, x):
+                return x, None
+
+
+        class Base(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = Identity2()
+
+            def forward(self, x):
+                h, _ = self.rnn(x)
+                return h
+
+
+        class WithLSTM(Base):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.LSTM(4, 4, batch_first=True)
+
+
+        globals()["WithLSTM"]()(torch.randn(2, 3, 4))
+        """,
 }
 
 

@@ -108,11 +108,10 @@ def describe(value) -> dict[str, object]:
             facts["rank"] = len(shape.dims)
             facts["dims"] = tuple(_dim(d) for d in shape.dims)
             facts["same_dims"] = _same_symbols(shape.dims)
-        # the shape's layout proves contiguity of a tensor that is no view (a view's gaps,
-        # such as a chunk piece's, are not all tracked); a forward() argument's density
-        # of unknown rank is an assumption of the shape rules, not stated
-        dense = shape is not None and shape.is_contiguous and not shape.gaps and not value.view
-        if value.contiguous or dense:
+        # contiguity where the interpreter proves it (a fresh tensor, `.contiguous()`, a
+        # Linear's output), not from the shape model's layouts: they take a forward()
+        # argument as dense (the reshape rules' assumption), which a caller may not pass
+        if value.contiguous:
             facts["contiguous"] = True
     elif isinstance(value, Obj):
         if value.is_module:

@@ -63,6 +63,7 @@ from gradlint.analysis.dataflow.interpreter.training import Training
 from gradlint.analysis.dataflow.shapes import ShapeFlow
 from gradlint.analysis.dataflow.values import (
     Obj,
+    OneOf,
     Tensor,
     Value,
     new_generation,
@@ -70,7 +71,7 @@ from gradlint.analysis.dataflow.values import (
     replace,
 )
 from gradlint.analysis.names import ImportTable
-from gradlint.analysis.walk import visit
+from gradlint.analysis.walk import iter_nodes, visit
 
 
 class FileFacts:
@@ -312,6 +313,7 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         frame = Frame(body, owner, 0)
         fresh = node.name.value == "__init__"
         takes_self = owner is not None and _takes_self(node)
+        opened = None  # the instance this run of `__init__` builds for the class's methods
         if takes_self and not fresh and owner not in self.class_objects:
             init = owner.methods.get("__init__")
             if init is not None and init not in self.ran:
@@ -333,6 +335,7 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
             env.update(self.shapes.constructor_arguments(owner.name, node))
             this = self.class_objects[owner] = Obj(owner.name, owner)
             env[node.params.params[0].name.value] = this
+            opened = this
         elif takes_self:
             this = Obj(owner.name, owner) if fresh else self.instance(owner)
             env[node.params.params[0].name.value] = this
@@ -343,6 +346,8 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         self.stack.append(node)
         end = self._block(node.body.body, start, frame)
         self.stack.pop()
+        if takes_self and fresh and opened is not None:
+            self._open_to_subclasses(owner, opened)
         self._finish(frame)
         if arguments is not None:
             exits = [*frame.exits, end] if end is not None else frame.exits
@@ -488,7 +493,18 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
                 # the sizes every call agrees on (a class's own runs in `_standalone`)
                 args = ([], self.shapes.constructor_arguments(info.name, init))
             self._run_init(init, obj, args)
+        if call is None:
+            self._open_to_subclasses(info, obj)
         return obj
+
+    def _open_to_subclasses(self, info: ClassInfo, obj: Obj) -> None:
+        """`obj` stands for `self` in the methods of `info` run on their own, where `self`
+        may be an instance of a subclass of the file: an attribute a subclass sets
+        (timm's LSTM2d sets `self.rnn_v = nn.LSTM(...)` over RNN2dBase's RNNIdentity)
+        is one of the class's value and an unknown one."""
+        for name in _set_by_subclasses(info, self.index):
+            if name in obj.attrs and not isinstance(obj.attrs[name], OneOf):
+                obj.attrs[name] = OneOf((obj.attrs[name], None))
 
     def _built_key(self, info: ClassInfo, call: cst.Call | None, args) -> tuple | None:
         """What an instance built by `call` is made of: the arguments' facts. Equal keys
@@ -595,3 +611,38 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
             if any(bound < order < at for at, bound in frame.backward_calls):
                 where = "between a forward pass and its backward()"
                 self.facts.data_writes.append(DataWrite(node, name, where))
+
+
+def _set_by_subclasses(info: ClassInfo, index) -> frozenset[str]:
+    """The attributes `self.<name> = ...` the methods of the file's subclasses of `info`
+    (direct or not) set."""
+    below, found = {info.name}, set()
+    for _ in range(len(index.by_node)):
+        grown = {
+            other.name
+            for other in index.by_node.values()
+            if any(base.rpartition(".")[2] in below for base in other.base_names)
+        } | below
+        if grown == below:
+            break
+        below = grown
+    for other in index.by_node.values():
+        if other.name == info.name or other.name not in below:
+            continue
+        for method in other.methods.values():
+            params = method.params.params
+            this = params[0].name.value if params else None
+            for node in iter_nodes(method.body):
+                targets = []
+                if isinstance(node, cst.Assign):
+                    targets = [t.target for t in node.targets]
+                elif isinstance(node, cst.AnnAssign | cst.AugAssign):
+                    targets = [node.target]
+                for target in targets:
+                    if (
+                        isinstance(target, cst.Attribute)
+                        and isinstance(target.value, cst.Name)
+                        and target.value.value == this
+                    ):
+                        found.add(target.attr.value)
+    return frozenset(found)
