@@ -176,3 +176,45 @@ def test_what_a_return_in_a_taken_branch_saved_reaches_the_caller(test, activati
     inplace operation' (mulitresunet-pytorch#3). A block without the ReLU runs (batch
     norm saves its input, not its output), and a test on the data decides nothing."""
     assert codes(RETURN_IN_BRANCH.format(test=test, activation=activation)) == expected
+
+
+FIRST_ITERATION = """
+import torch
+import torch.nn as nn
+
+
+class Neck(nn.Module):
+    def __init__(self, repeat=2):
+        super().__init__()
+        self.blocks = nn.ModuleList()
+        for _ in range(repeat):
+            self.blocks.append(nn.Sequential(nn.Conv2d(4, 4, 3, padding=1), nn.ReLU()))
+
+    def forward(self, x):
+        for i, block in enumerate(self.blocks):
+            x = block(x)
+            if i == 0:
+                {first}
+            else:
+                {later}
+        return acc
+
+
+neck = Neck()
+neck(torch.randn(1, 4, 8, 8)).sum().backward()
+"""
+
+
+@pytest.mark.parametrize(
+    ("first", "later", "expected"),
+    [
+        ("acc = x", "acc += x", ["GL103"]),
+        ("acc = x.clone()", "acc += x", []),
+        ("acc = x", "acc = acc + x", []),
+    ],
+)
+def test_a_loop_counter_decides_first_iteration_tests(first, later, expected):
+    """`if i == 0:` over `enumerate(...)` is taken on the first iteration only: the
+    second's `acc += x` edits the first block's ReLU output, which ReLU saved (mmocr#884:
+    'modified by an inplace operation'). Accumulating into a clone, or out of place, runs."""
+    assert codes(FIRST_ITERATION.format(first=first, later=later)) == expected

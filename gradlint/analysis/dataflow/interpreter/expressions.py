@@ -86,6 +86,59 @@ def _literal(*values) -> bool:
     return all(isinstance(v, Const) and type(v.value) in (str, int, float, bool) for v in values)
 
 
+_MIRRORED = {
+    cst.Equal: cst.Equal,
+    cst.NotEqual: cst.NotEqual,
+    cst.LessThan: cst.GreaterThan,
+    cst.GreaterThan: cst.LessThan,
+    cst.LessThanEqual: cst.GreaterThanEqual,
+    cst.GreaterThanEqual: cst.LessThanEqual,
+}
+
+
+def _against_counter(expr: cst.Comparison, left, operator, right, frame: Frame) -> bool | None:
+    """`i == 0`, `i > 0`, ... where `i` names the counter of the loop being run, not bound
+    again since (`Frame.counters`), and the other side is an int constant, when that
+    decides it: on the first pass the counter is its start; on the second it is some int
+    above its start, so `i == c` is false for every c <= start, `i > c` true."""
+    kind = type(operator)
+    if kind not in _MIRRORED:
+        return None
+    named, other = expr.left, expr.comparisons[0].comparator
+    if type(named) is not cst.Name or named.value not in frame.counters:
+        named, other, right, kind = other, named, left, _MIRRORED[kind]
+    if type(named) is not cst.Name or named.value not in frame.counters:
+        return None
+    start, first, order = frame.counters[named.value]
+    if frame.bound_at.get(named.value) != order:
+        return None
+    if not (isinstance(right, Const) and type(right.value) is int):
+        return None
+    c, b = right.value, start
+    if first:
+        return {
+            cst.Equal: b == c,
+            cst.NotEqual: b != c,
+            cst.LessThan: b < c,
+            cst.GreaterThan: b > c,
+            cst.LessThanEqual: b <= c,
+            cst.GreaterThanEqual: b >= c,
+        }[kind]
+    if kind is cst.Equal and c <= b:
+        return False
+    if kind is cst.NotEqual and c <= b:
+        return True
+    if kind is cst.GreaterThan and c <= b:
+        return True
+    if kind is cst.GreaterThanEqual and c <= b + 1:
+        return True
+    if kind is cst.LessThan and c <= b + 1:
+        return False
+    if kind is cst.LessThanEqual and c <= b:
+        return False
+    return None
+
+
 def _identical(a, b) -> bool | None:
     """`a is b` where one side is None and the other is proven None or not."""
     for value, other in ((a, b), (b, a)):
@@ -198,6 +251,10 @@ class Expressions:
                 return Const(same == isinstance(operator, cst.Is))
         if isinstance(operator, cst.Equal | cst.NotEqual) and _literal(left, rights[0]):
             return Const((left.value == rights[0].value) == isinstance(operator, cst.Equal))
+        if operator is not None:
+            decided = _against_counter(expr, left, operator, rights[0], frame)
+            if decided is not None:
+                return Const(decided)
         if any(isinstance(v, Tensor) and v.is_tensor for v in (left, *rights)):
             cut = cuts.cut("GL203", "a comparison", [left, *rights], integer=True)
             return Tensor(new_storage(), Grad.OFF, is_tensor=True, dtype="bool", cut=cut)

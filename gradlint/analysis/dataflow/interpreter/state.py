@@ -109,6 +109,8 @@ class Frame:
     returns: list[Value | None] = field(default_factory=list)
     order: int = 0
     bound_at: dict[str, int] = field(default_factory=dict)
+    # loop counters on the pass being run: name -> (start, first pass, its `bound_at`)
+    counters: dict[str, tuple[int, bool, int]] = field(default_factory=dict)
     read_parameters: set[str] = field(default_factory=set)
     # modules called whose parameters all count as read: torch layers, and modules whose
     # forward is not interpreted here (an interpreted one reports what it read)

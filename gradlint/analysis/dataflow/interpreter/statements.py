@@ -267,6 +267,8 @@ class Statements:
                 break
             if iteration is not None:
                 self._bind_loop_target(statement, iteration.value, current, frame, number)
+                if passes == 2:
+                    self._bind_counter(statement, current, frame, number)
                 if self.recorder is not None:
                     self.recorder.loop_bound(statement, current, frame, self, iteration.start)
             place = Place("loop", statement, number)
@@ -276,6 +278,10 @@ class Statements:
             finally:
                 self.second_passes -= number
             exits.append(current.copy() if current is not None else None)
+        if iteration is not None:
+            found = _counter(statement)
+            if found is not None:
+                frame.counters.pop(found[0].value, None)
         if statement.orelse is not None and current is not None:
             exits[-1] = self._block(statement.orelse.body.body, current.copy(), frame)
         return self._merge_into(state, exits)
@@ -497,6 +503,17 @@ class Statements:
                 state.env[bound_name] = refined
         return dims
 
+    def _bind_counter(self, loop: cst.For, state: State, frame: Frame, number: int) -> None:
+        """Note a loop's counter for this pass: on the first, which is the first iteration,
+        it is its start; on the second, which stands for every later one, an int above it
+        (`if i == 0:` is taken on the first pass only, `_comparison`). Its value stays what
+        the loop target gave it. Not when `enumerate` or `range` is a name of the file."""
+        found = _counter(loop)
+        if found is None or state.env.get(loop.iter.func.value) is not None:
+            return
+        name, start = found
+        frame.counters[name.value] = (start, number == 0, frame.bound_at.get(name.value, -1))
+
     def _bind_loop_target(self, loop: cst.For, value, state: State, frame: Frame, number) -> None:
         """The loop variable of round `number`, from the `value` the loop iterates:
         over a literal of two items, each round takes its own (`for t_k in (6, 5)`);
@@ -513,6 +530,46 @@ class Statements:
             self._bind(target, value.items[number], state, frame)
             return
         self._bind(target, _element(value, self.freezes), state, frame)
+
+
+def _counter(loop: cst.For) -> tuple[cst.Name, int] | None:
+    """The counter of `for i, x in enumerate(xs[, start])` or `for i in range([a, ]b[, s])`
+    (a literal start, a literal positive step) and the value it starts from."""
+    call = loop.iter
+    if not (isinstance(call, cst.Call) and type(call.func) is cst.Name):
+        return None
+    args = call.args
+    if any(arg.star for arg in args):
+        return None
+    literal = [_int_literal(arg.value) for arg in args]
+    target = loop.target
+    if call.func.value == "enumerate" and isinstance(target, cst.Tuple | cst.List):
+        elements = target.elements
+        if len(elements) != 2 or type(elements[0].value) is not cst.Name or not 1 <= len(args) <= 2:
+            return None
+        if len(args) == 1:
+            return elements[0].value, 0
+        keyword = args[1].keyword
+        if keyword is not None and keyword.value != "start" or literal[1] is None:
+            return None
+        return elements[0].value, literal[1]
+    if call.func.value == "range" and type(target) is cst.Name and 1 <= len(args) <= 3:
+        if any(arg.keyword is not None for arg in args):
+            return None
+        if len(args) == 3 and not (literal[2] is not None and literal[2] > 0):
+            return None
+        start = 0 if len(args) == 1 else literal[0]
+        return (target, start) if start is not None else None
+    return None
+
+
+def _int_literal(expr: cst.BaseExpression) -> int | None:
+    if isinstance(expr, cst.Integer):
+        return int(expr.evaluated_value)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = _int_literal(expr.expression)
+        return -inner if inner is not None else None
+    return None
 
 
 def _not_tensors(test: cst.BaseExpression, imports) -> dict[str, None]:
