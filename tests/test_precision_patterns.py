@@ -1730,3 +1730,81 @@ def test_tensor_attribute_never_switched_on_keeps_the_detached_loss_flagged(tmp_
     source = SAC_TEMPERATURE.format(switch_on="pass")
     assert _findings(source) == [(18, "GL202")]
     assert "does not require grad" in str(_run(tmp_path, source))
+
+
+# A list emptied in place between episodes --------------------------------------------
+# pytorch/examples reinforcement_learning/reinforce.py (corpora.py): select_action()
+# appends each step's log-probability to a list kept on the policy, finish_episode()
+# backpropagates their sum and empties the list with `del policy.saved_log_probs[:]`, so
+# the next episode's backward goes through that episode's graphs only.
+
+REINFORCE = """\
+from collections import deque
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+from torch.distributions import Categorical
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super(Policy, self).__init__()
+        self.affine1 = nn.Linear(4, 16)
+        self.affine2 = nn.Linear(16, 2)
+        self.saved_log_probs = []
+        self.rewards = []
+
+    def forward(self, x):
+        return F.softmax(self.affine2(F.relu(self.affine1(x))), dim=1)
+
+
+policy = Policy()
+optimizer = optim.Adam(policy.parameters(), lr=1e-2)
+
+
+def select_action(state):
+    probs = policy(state.unsqueeze(0))
+    m = Categorical(probs)
+    action = m.sample()
+    policy.saved_log_probs.append(m.log_prob(action))
+    return action.item()
+
+
+def finish_episode():
+    returns = torch.tensor(list(deque(policy.rewards)))
+    policy_loss = []
+    for log_prob, R in zip(policy.saved_log_probs, returns):
+        policy_loss.append(-log_prob * R)
+    optimizer.zero_grad()
+    policy_loss = torch.cat(policy_loss).sum()
+    policy_loss.backward()
+    optimizer.step()
+    del policy.rewards[:]
+    {emptied}
+
+
+for i_episode in range(3):
+    for t in range(4):
+        select_action(torch.randn(4))
+        policy.rewards.append(1.0)
+    finish_episode()
+"""
+
+
+@pytest.mark.parametrize(
+    "emptied", ["del policy.saved_log_probs[:]", "policy.saved_log_probs.clear()"]
+)
+def test_list_of_log_probs_emptied_after_each_backward_is_quiet(tmp_path, emptied):
+    source = REINFORCE.format(emptied=emptied)
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None
+
+
+def test_list_of_log_probs_never_emptied_is_flagged(tmp_path):
+    # the twin: the second episode's loss sums the first episode's log-probabilities too,
+    # whose graph the first backward freed
+    source = REINFORCE.format(emptied="pass")
+    assert (41, "GL305") in _findings(source)
+    assert "backward through the graph a second time" in str(_run(tmp_path, source))

@@ -81,6 +81,16 @@ def _items(container: Seq | Mapping) -> list:
     return [value for _, value in container.items] + others
 
 
+def _whole_slice(target: cst.BaseExpression) -> bool:
+    """`xs[:]`."""
+    if not isinstance(target, cst.Subscript) or len(target.slice) != 1:
+        return False
+    part = target.slice[0].slice
+    if not isinstance(part, cst.Slice):
+        return False
+    return part.lower is None and part.upper is None and part.step is None
+
+
 def _forget_names(node: cst.CSTNode, state: State) -> None:
     """Every plain name `node` mentions becomes unknown (it may bind or delete it)."""
     for child in iter_nodes(node):
@@ -371,6 +381,11 @@ class Statements:
         elif isinstance(small, cst.Del | cst.Global | cst.Nonlocal):
             if isinstance(small, cst.Del) and _names_grad(small.target):
                 self._trace("clear", small, frame)  # `del p.grad`
+            if isinstance(small, cst.Del) and _whole_slice(small.target):
+                emptied = self._peek(small.target.value, state, frame)
+                if isinstance(emptied, Seq):
+                    self._shrink(small.target.value, emptied, state, frame, emptied=True)
+                return state  # `del xs[:]` unbinds no name
             _forget_names(small, state)
         return state
 

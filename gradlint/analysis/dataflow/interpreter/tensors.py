@@ -716,7 +716,7 @@ class TorchSemantics:
             self._grow(call, func.value, receiver, method, positional, state, frame)
             return None
         if isinstance(receiver, Seq) and method in _LIST_SHRINKING:
-            self._shrink(func.value, receiver, state, frame)
+            self._shrink(func.value, receiver, state, frame, emptied=method == "clear")
             return receiver.item(None) if method == "pop" and receiver.any_length else None
         if not isinstance(receiver, Tensor):
             return None
@@ -864,13 +864,14 @@ class TorchSemantics:
             return None
         return copies
 
-    def _shrink(self, expr, sequence: Seq, state: State, frame: Frame) -> None:
-        """`xs.pop()` / `remove` / `clear`: from then on `xs` holds any number of what it
-        held (its exact length is no longer known)."""
+    def _shrink(self, expr, sequence: Seq, state: State, frame: Frame, emptied=False) -> None:
+        """`xs.pop()` / `remove`: from then on `xs` holds any number of what it held (its
+        exact length is no longer known); `xs.clear()` / `del xs[:]` (`emptied`): nothing
+        (REINFORCE's `del policy.saved_log_probs[:]` after each episode's backward)."""
         item = None
         for position, value in enumerate(sequence.items):
             item = value if position == 0 else join(item, value)
-        shrunk = Seq((item,), any_length=True)
+        shrunk = Seq(()) if emptied else Seq((item,), any_length=True)
         name = dotted(expr)
         if name is not None and name in state.env:
             state.env[name] = shrunk
