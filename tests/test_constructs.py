@@ -218,3 +218,47 @@ def test_a_loop_counter_decides_first_iteration_tests(first, later, expected):
     second's `acc += x` edits the first block's ReLU output, which ReLU saved (mmocr#884:
     'modified by an inplace operation'). Accumulating into a clone, or out of place, runs."""
     assert codes(FIRST_ITERATION.format(first=first, later=later)) == expected
+
+
+CHAINED = """
+import itertools
+
+import torch
+import torch.nn as nn
+
+encoder = nn.Sequential(nn.Linear(8, 4), nn.ReLU(), nn.Linear(4, 2))
+generator = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 8))
+discriminator = nn.Sequential(nn.Linear(8, 4), nn.LeakyReLU(0.2), nn.Linear(4, 1))
+optimizer_ge = torch.optim.Adam(itertools.chain(encoder.parameters(), generator.parameters()))
+opt_disc = torch.optim.Adam(discriminator.parameters())
+
+for epoch in range(2):
+    optimizer_ge.zero_grad()
+    opt_disc.zero_grad()
+    fake = generator(encoder(torch.randn(4, 8)))
+    fake_op = discriminator(fake)
+    ge_loss = fake_op.mean()
+    ge_loss.backward(retain_graph=True)
+    {first}
+    disc_loss = -{disc}.mean()
+    disc_loss.backward()
+    {second}
+"""
+
+
+@pytest.mark.parametrize(
+    ("disc", "first", "second", "expected"),
+    [
+        ("fake_op", "optimizer_ge.step()", "opt_disc.step()", ["GL103"]),
+        ("fake_op", "pass", "optimizer_ge.step(); opt_disc.step()", []),
+        ("discriminator(fake.detach())", "optimizer_ge.step()", "opt_disc.step()", []),
+    ],
+)
+def test_an_optimizer_over_chained_parameters_holds_them(disc, first, second, expected):
+    """`Adam(itertools.chain(encoder.parameters(), generator.parameters()))` updates both
+    networks: its step before the discriminator's backward through the same retained
+    graph edits weights that graph saved (clusterGAN#2: 'modified by an inplace
+    operation'). Stepping after both backwards, or a discriminator loss of its own forward
+    over a detached fake (its backward never reaches the generator), runs."""
+    code = CHAINED.format(disc=disc, first=first, second=second)
+    assert codes(code) == expected

@@ -500,6 +500,27 @@ class TorchSemantics:
             return Seq((result, indices))
         return result
 
+    def _chained_parameters(self, call: cst.Call):
+        """`itertools.chain(a.parameters(), b.parameters(), ...)` as an optimizer's params
+        (a GAN's encoder and generator in one optimizer): what each argument held, as a
+        list of groups, when every one is known; None otherwise."""
+        first = call.args[0] if call.args else None
+        if first is None or first.keyword not in (None,) and first.keyword.value != "params":
+            return None
+        chain = first.value
+        if not isinstance(chain, cst.Call) or self.imports.resolve(chain.func) != "itertools.chain":
+            return None
+        if not chain.args or any(arg.star or arg.keyword is not None for arg in chain.args):
+            return None
+        parts = []
+        for arg in chain.args:
+            found = self.values.get(arg.value)
+            value = found[0] if found is not None else None
+            if not isinstance(value, Parameters | Seq):
+                return None
+            parts.append(value)
+        return Seq(tuple(parts))
+
     def _torch_call(self, call: cst.Call, qualified: str, args, state: State, frame: Frame):
         positional, keywords = args
         first = positional[0] if positional else None
@@ -536,6 +557,8 @@ class TorchSemantics:
             return _gradients(loss, literal_bool(_argument(call, "create_graph", 4)), state)
         if _is_optimizer_class(qualified):
             params = keywords.get("params", positional[0] if positional else None)
+            if params is None:
+                params = self._chained_parameters(call)
             self.facts.optimizers.append(OptimizerBuilt(call, qualified, params))
             built = optimizers.optimizer(params)
             self._trace("optimizer", call, frame, receiver=built)
