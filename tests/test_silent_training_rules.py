@@ -784,3 +784,45 @@ with torch.no_grad():
         print(loss.mean().item())
 """
     assert codes(source) == []
+
+
+# An "accumulate" branch with no backward (issue 30, mechanism 3): the loss is computed on
+# every iteration and backpropagated only on the iterations the optimizer steps on.
+_LOSS_OF_EVERY_ITERATION = """
+import torch
+import torch.nn as nn
+
+model = nn.Linear(10, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+accumulation_steps = 4
+total = 0
+for i in range(8):
+    x, y = torch.randn(8, 10), torch.randn(8, 1)
+    loss = nn.functional.mse_loss(model(x), y) / accumulation_steps
+    {every_iteration}
+    if (i + 1) % accumulation_steps == 0:
+        {in_branch}
+        optimizer.step()
+        optimizer.zero_grad()
+"""
+
+
+def test_loss_backpropagated_only_on_the_step_iterations_is_flagged():
+    source = _LOSS_OF_EVERY_ITERATION.format(every_iteration="pass", in_branch="loss.backward()")
+    (finding,) = lint(source)
+    assert (finding.code, finding.line) == ("GL506", 14)
+    assert "the loss of line 11 is dropped" in finding.message
+
+
+@pytest.mark.parametrize(
+    "every_iteration, in_branch",
+    [
+        ("loss.backward()", "pass"),  # backward on every iteration: accumulation
+        ("total += loss", "total.backward()\n        total = 0"),  # an accumulator
+        ("total = total + loss", "total.backward()\n        total = 0"),
+        ("pass", "print(loss.item())"),  # the branch only logs
+    ],
+)
+def test_accumulation_with_every_loss_kept_is_quiet(every_iteration, in_branch):
+    source = _LOSS_OF_EVERY_ITERATION.format(every_iteration=every_iteration, in_branch=in_branch)
+    assert "GL506" not in codes(source)

@@ -68,6 +68,31 @@ class AccumulationChecker(Checker):
                 if zero.node not in reported:
                     reported.add(zero.node)
                     self._report(zero, loop, step, how)
+            for backward, made in _losses_left_out(events):
+                if backward.node not in reported:
+                    reported.add(backward.node)
+                    self._report_left_out(backward, made)
+
+    def _report_left_out(self, backward: TrainingEvent, made: cst.CSTNode) -> None:
+        line = self.file.position(made).start.line
+        self.report(
+            backward.node,
+            "GL506",
+            headline(
+                "{backward} runs only on the iterations the optimizer steps on; the loss of "
+                "line {line} is dropped on the others",
+                backward=f"`{self.file.code_for(backward.node)}`",
+                line=str(line),
+            ),
+            witness=_LEFT_OUT_WITNESS,
+            detail=(
+                f"The loss is computed on every iteration (line {line}) but backpropagated "
+                "only under the `if` on the iteration count: the iterations meant to "
+                "accumulate gradients add nothing to `.grad`, and each step applies one "
+                "micro-batch. Call `backward()` on every iteration and keep `step()` / "
+                "`zero_grad()` under the `if`."
+            ),
+        )
 
     def _report(
         self, zero: TrainingEvent, loop: cst.CSTNode, step: TrainingEvent, how: str
@@ -155,6 +180,79 @@ def _wiped_accumulations(events: list[TrainingEvent], module: cst.Module):
 
 
 _SAME_ITERATIONS = "on the same iterations, after their backward"
+
+
+def _losses_left_out(events: list[TrainingEvent]):
+    """(backward, assignment) for each loop whose every backward runs under one `if` on the
+    iteration count (with a step of the same branch), backpropagating a name the loop's own
+    body assigns on every iteration before that `if`, from something else than itself (not
+    an accumulator such as `total = total + loss` or `total += loss`)."""
+    passes: dict[cst.CSTNode, list[tuple[TrainingEvent, tuple[Place, ...]]]] = {}
+    for event in events:
+        for number, place in enumerate(event.path):
+            if place.kind == "loop" and place.index == 0:
+                passes.setdefault(place.node, []).append((event, event.path[number + 1 :]))
+    for loop, inside in passes.items():
+        backwards = [(e, inner) for e, inner in inside if e.kind == "backward" and e.accumulates]
+        if not backwards or any(_condition(inner) is None for _, inner in backwards):
+            continue
+        for backward, inner in backwards:
+            branch = next(p for p in inner if p.kind == "if")
+            stepped = any(
+                e.kind == "step" and branch in step_inner and e.time > backward.time
+                for e, step_inner in inside
+            )
+            made = _made_every_iteration(loop, branch.node, backward.node) if stepped else None
+            if made is not None:
+                yield backward, made
+                break
+
+
+def _made_every_iteration(loop, branch: cst.If, call: cst.CSTNode) -> cst.CSTNode | None:
+    """The statement of the loop's own body, before `branch` (one of its statements), that
+    last assigns the name `call` (`name.backward()`) backpropagates, when the branch does
+    not assign it first and the value is not built from the name itself."""
+    body = getattr(loop.body, "body", ())
+    func = call.func if isinstance(call, cst.Call) else None
+    if branch not in body or not isinstance(func, cst.Attribute):
+        return None
+    if not isinstance(func.value, cst.Name) or func.attr.value != "backward":
+        return None
+    name = func.value.value
+    if _binds(branch, name):
+        return None
+    made = None
+    for statement in body[: body.index(branch)]:
+        if _binds(statement, name):
+            made = statement if _assigned_afresh(statement, name) else None
+    return made
+
+
+def _binds(node: cst.CSTNode, name: str) -> bool:
+    """`node` assigns `name` somewhere (`name = ...`, `name += ...`, a `for name in`)."""
+    for child in iter_nodes(node):
+        targets = []
+        if isinstance(child, cst.Assign):
+            targets = [t.target for t in child.targets]
+        elif isinstance(child, cst.AugAssign | cst.AnnAssign | cst.For):
+            targets = [child.target]
+        for target in targets:
+            if any(isinstance(n, cst.Name) and n.value == name for n in iter_nodes(target)):
+                return True
+    return False
+
+
+def _assigned_afresh(statement: cst.CSTNode, name: str) -> bool:
+    """`statement` is `name = <expression not reading name>` (a line of its own)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return False
+    small = statement.body[0]
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return False
+    target = small.targets[0].target
+    if not (isinstance(target, cst.Name) and target.value == name):
+        return False
+    return not any(isinstance(n, cst.Name) and n.value == name for n in iter_nodes(small.value))
 
 
 def _condition(inner: tuple[Place, ...]) -> cst.CSTNode | None:
@@ -258,6 +356,23 @@ def _step_after(zero, loop, events, inside):
             return None
     return None
 
+
+_LEFT_OUT_WITNESS = Witness(
+    "import torch\n"
+    "model = torch.nn.Linear(3, 1)\n"
+    "batches = [torch.randn(2, 3) for _ in range(2)]\n"
+    "for i, x in enumerate(batches):\n"
+    "    loss = model(x).sum()\n"
+    "    if (i + 1) % 2 == 0:\n"
+    "        loss.backward()\n"
+    "applied = model.weight.grad.clone()\n"
+    "model.zero_grad()\n"
+    "for x in batches:\n"
+    "    model(x).sum().backward()\n"
+    "if not torch.allclose(applied, model.weight.grad):\n"
+    "    raise AssertionError('the step sees the last micro-batch only')\n",
+    "the step sees the last micro-batch only",
+)
 
 _WITNESS = Witness(
     "import torch\n"
