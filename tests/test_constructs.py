@@ -262,3 +262,56 @@ def test_an_optimizer_over_chained_parameters_holds_them(disc, first, second, ex
     over a detached fake (its backward never reaches the generator), runs."""
     code = CHAINED.format(disc=disc, first=first, second=second)
     assert codes(code) == expected
+
+
+SUBCLASS_DECODE = """
+import torch
+import torch.nn as nn
+
+
+class Segmenter(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+        self.encoder = nn.Conv2d(3, dim, 3, padding=1)
+
+    def decode(self, x):
+        raise NotImplementedError
+
+    def forward(self, x):
+        return self.decode(self.encoder(x))
+
+
+class NaiveHead(Segmenter):
+    def __init__(self, dim, classes):
+        super().__init__(dim)
+        self.classes = classes
+        self.head = None
+        self.conv = nn.Conv2d(dim, classes, 1)
+
+    def decode(self, x):
+        {decode}
+
+
+model = NaiveHead(8, 5)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loss = model(torch.randn(2, 3, 8, 8)).mean()
+loss.backward()
+optimizer.step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("decode", "expected"),
+    [
+        ("return nn.Conv2d(self.dim, self.classes, 1)(x)", ["GL505"]),
+        ("return self.conv(x)", []),
+        ("return nn.ReLU()(self.conv(x))", []),
+    ],
+)
+def test_a_layer_built_in_a_subclass_method_the_base_forward_calls(decode, expected):
+    """The base class's `forward` calls `self.decode`, which the subclass overrides to build
+    `nn.Conv2d(...)(x)` on every call (setr-pytorch#4): fresh random weights that
+    `model.parameters()` never holds, never trained. A layer of `__init__` is a parameter
+    of the model, and a layer without parameters built on the way learns nothing."""
+    assert codes(SUBCLASS_DECODE.format(decode=decode)) == expected

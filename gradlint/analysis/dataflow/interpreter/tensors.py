@@ -601,11 +601,15 @@ class TorchSemantics:
         return self._apply(facts, qualified, spelled, positional, state)
 
     def _built(self, call: cst.Call, value, frame: Frame):
-        """A layer or Parameter made while a module's forward runs."""
-        forward, function = frame.body.standalone, frame.body.node
-        owner = self.functions.get(forward) if forward is not None else None
-        if owner is not None and owner.is_module and forward.name.value == "forward":
-            self.facts.built_in_forward.append(BuiltInForward(call, function, value))
+        """A layer or Parameter made while a module's forward runs: the forward analysed on
+        its own, or the module forward a run of the file's code is in (a subclass's
+        `decode` that its base class's `forward` calls through `self`)."""
+        function = frame.body.node
+        for forward in (frame.body.standalone, frame.body.forward):
+            owner = self.functions.get(forward) if forward is not None else None
+            if owner is not None and owner.is_module and forward.name.value == "forward":
+                self.facts.built_in_forward.append(BuiltInForward(call, function, value))
+                break
         return value
 
     def _result_grad(self, operand: Tensor, state: State) -> Grad:
