@@ -315,3 +315,51 @@ def test_a_layer_built_in_a_subclass_method_the_base_forward_calls(decode, expec
     `model.parameters()` never holds, never trained. A layer of `__init__` is a parameter
     of the model, and a layer without parameters built on the way learns nothing."""
     assert codes(SUBCLASS_DECODE.format(decode=decode)) == expected
+
+
+STORED_IN_FORWARD = """
+import torch
+import torch.nn as nn
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 4, 3, stride=2, padding=1)
+        self.out = None
+        self.act = None
+
+    def forward(self, x):
+        h = self.conv(x).flatten(1)
+        {store}
+        return self.out(h)
+
+
+model = Encoder()
+model(torch.randn(2, 1, 8, 8))
+optimizer = torch.optim.Adam(model.parameters())
+for _ in range(2):
+    optimizer.zero_grad()
+    model(torch.randn(2, 1, 8, 8)).sum().backward()
+    optimizer.step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("store", "expected"),
+    [
+        (
+            "self.out = nn.Sequential(nn.Linear(h.shape[1], 8), nn.ReLU(), nn.Linear(8, 2))",
+            ["GL505", "GL507"],
+        ),
+        ("if self.out is None:\n            self.out = nn.Linear(h.shape[1], 2)", []),
+        ("self.act = nn.ReLU()\n        self.out = self.out or nn.Identity()", []),
+    ],
+)
+def test_a_layer_stored_on_self_by_every_forward(store, expected):
+    """`self.out = nn.Sequential(...)` in forward's own body replaces the head with new
+    random weights at every call; the optimizer, built after a first call, holds a copy
+    the next call throws away (MONAI#8578: the head never trains; GL507 names the
+    optimizer that leaves it out). Built lazily under
+    `if self.out is None:`, or a layer without parameters, it stays quiet."""
+    assert codes(STORED_IN_FORWARD.format(store=store)) == expected

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradlint.analysis.dataflow.freezing import modules
 from gradlint.analysis.dataflow.values import Obj, Tensor
 from gradlint.checks import Checker
 from gradlint.diagnostic import Witness, headline
@@ -20,7 +21,15 @@ class LayerBuiltInForwardChecker(Checker):
             learns = (isinstance(value, Obj) and bool(value.parameters)) or (
                 isinstance(value, Tensor) and value.described == "parameter"
             )
+            if not learns:
+                learns = isinstance(value, Obj) and any(
+                    m.parameters for m in modules(value) if m.torch_layer
+                )
             if not learns or built.node in reported:
+                continue
+            if self._stored_every_call(built.node, built.function):
+                reported.add(built.node)
+                self._report_rebuilt(built.node)
                 continue
             if not self._discarded(built.node, built.function):
                 continue
@@ -38,6 +47,42 @@ class LayerBuiltInForwardChecker(Checker):
                     "on `self`."
                 ),
             )
+
+    def _stored_every_call(self, call: cst.Call, function: cst.FunctionDef) -> bool:
+        """`self.out = nn.Sequential(...)` as a statement of `forward`'s own body, outside
+        any `if` / loop / `try` / `with`: every call replaces the layer with a new one
+        (MONAI#8578). A layer built lazily under a test stays quiet."""
+        if function.name.value != "forward" or not isinstance(function.body, cst.IndentedBlock):
+            return False
+        for statement in function.body.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                value = small.value if isinstance(small, cst.Assign | cst.AnnAssign) else None
+                if value is not call:
+                    continue
+                targets = (
+                    [t.target for t in small.targets]
+                    if isinstance(small, cst.Assign)
+                    else [small.target]
+                )
+                return len(targets) == 1 and _on_self(targets[0], function)
+        return False
+
+    def _report_rebuilt(self, call: cst.Call) -> None:
+        what = self.file.code_for(call.func)
+        self.report(
+            call,
+            "GL505",
+            headline("{layer} is built anew on every forward", layer=f"`{what}(...)`"),
+            witness=REBUILT_WITNESS,
+            detail=(
+                "`forward` stores a new, randomly initialised layer on `self` at every call: an "
+                "optimizer built before holds none of its weights, one built after holds only "
+                "the copy the next call replaces, so they never train. Build it once in "
+                "`__init__` (or lazily under `if self.out is None:`)."
+            ),
+        )
 
     def _discarded(self, call: cst.Call, function: cst.FunctionDef) -> bool:
         """Called at once (`nn.Linear(4, 2)(x)`), or bound to a local name that is only
@@ -87,6 +132,32 @@ class _Uses(cst.CSTVisitor):
         else:
             self.escapes += 1
 
+
+def _on_self(target: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+    """`self.name` with `self` the method's first parameter."""
+    params = function.params.params
+    return (
+        bool(params)
+        and isinstance(target, cst.Attribute)
+        and isinstance(target.value, cst.Name)
+        and target.value.value == params[0].name.value
+    )
+
+
+REBUILT_WITNESS = Witness(
+    "import torch\n"
+    "class Net(torch.nn.Module):\n"
+    "    def forward(self, x):\n"
+    "        self.out = torch.nn.Linear(4, 2)\n"
+    "        return self.out(x)\n"
+    "model = Net()\n"
+    "model(torch.randn(3, 4))\n"
+    "first = model.out.weight\n"
+    "model(torch.randn(3, 4))\n"
+    "if model.out.weight is not first:\n"
+    "    raise AssertionError('forward replaced its layer with new random weights')\n",
+    "forward replaced its layer with new random weights",
+)
 
 WITNESS = Witness(
     "import torch\n"
