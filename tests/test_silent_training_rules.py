@@ -3,6 +3,8 @@
 look-alikes that must stay quiet, and each witness run in torch."""
 
 import re
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -826,3 +828,79 @@ def test_loss_backpropagated_only_on_the_step_iterations_is_flagged():
 def test_accumulation_with_every_loss_kept_is_quiet(every_iteration, in_branch):
     source = _LOSS_OF_EVERY_ITERATION.format(every_iteration=every_iteration, in_branch=in_branch)
     assert "GL506" not in codes(source)
+
+
+# A layer held by a plain (non-Module) wrapper object (issue 30, mechanism 2): torch
+# registers nothing of a plain object stored on a module, so its layers are in neither
+# `parameters()` nor the optimizer.
+_PLAIN_HEAD = """
+import torch
+import torch.nn as nn
+
+
+class Head{base}:
+    def __init__(self, dim, classes):
+        {init}
+        self.fc = nn.Linear(dim, classes)
+
+    def __call__(self, x):
+        return self.fc(x)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.head = Head(8, 2)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+
+model = Net()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(3, 4)).sum().backward()
+optimizer.step()
+assert len(list(model.parameters())) == {expected}
+"""
+
+
+def test_layer_held_by_a_plain_wrapper_object_is_flagged(tmp_path):
+    source = _PLAIN_HEAD.format(base="", init="pass", expected=2)
+    found = [(f.code, f.line) for f in lint(source)]
+    assert ("GL502", 19) in found
+    assert "an instance of `Head`, a plain class" in lint(source)[0].message
+    path = tmp_path / "plain_head.py"
+    path.write_text(source)
+    subprocess.run([sys.executable, str(path)], check=True)  # torch: 2 parameters, not 4
+
+
+def test_layer_held_by_a_module_wrapper_is_quiet(tmp_path):
+    source = _PLAIN_HEAD.format(base="(nn.Module)", init="super().__init__()", expected=4)
+    source = source.replace("    def __call__(self, x):", "    def forward(self, x):")
+    assert lint(source) == []
+    path = tmp_path / "module_head.py"
+    path.write_text(source)
+    subprocess.run([sys.executable, str(path)], check=True)
+
+
+def test_plain_object_holding_a_registered_layer_is_quiet():
+    source = """
+import torch.nn as nn
+
+
+class Probe:
+    def __init__(self, layer):
+        self.layer = layer
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.probe = Probe(self.fc)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+    assert "GL502" not in codes(source)

@@ -10,7 +10,7 @@ import libcst as cst
 from gradlint import fixes
 from gradlint.analysis.context import ClassInfo, ClassKind
 from gradlint.analysis.dataflow.events import ModuleAttributeSet
-from gradlint.analysis.dataflow.freezing import modules
+from gradlint.analysis.dataflow.freezing import modules, plain_object
 from gradlint.analysis.dataflow.interpreter import FileFacts
 from gradlint.analysis.dataflow.optimizers import optimizer, owned
 from gradlint.analysis.dataflow.values import (
@@ -90,12 +90,19 @@ class ModuleStateChecker(Checker):
         )
 
     def _report_container(self, info: ClassInfo, event: ModuleAttributeSet) -> None:
+        value = event.value
+        kept_in = (
+            f"an instance of `{value.info.name}`, a plain class"
+            if plain_object(value)
+            else "a plain Python container"
+        )
         self.report(
             event.node,
             "GL502",
             headline(
-                "{attribute} keeps sub-modules / parameters in a plain Python container",
+                "{attribute} keeps sub-modules / parameters in {kept_in}",
                 attribute=f"`{event.written}.{event.attr}`",
+                kept_in=kept_in,
             ),
             witness=CONTAINER_WITNESS,
             detail=(
@@ -322,11 +329,15 @@ def _is_registered(value: Obj | Tensor, registered: set[tuple[str, int]]) -> boo
 
 
 def _held(value, depth: int = 3) -> list:
-    """The modules and parameters a list, tuple or dict holds (nested ones too)."""
-    if not isinstance(value, Seq | Mapping) or not depth:
+    """The modules and parameters a list, tuple or dict holds (nested ones too), or a plain
+    object of the file's classes (`self.head = Head(dim)`, Head keeping `self.fc =
+    nn.Linear(...)` without being an nn.Module)."""
+    if not isinstance(value, Seq | Mapping) and not plain_object(value) or not depth:
         return []
     if isinstance(value, Seq):
         items = list(value.items)
+    elif isinstance(value, Obj):
+        items = list(value.attrs.values())
     else:
         items = [item for _, item in value.items] + [value.others]
     found = []

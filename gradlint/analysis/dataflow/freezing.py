@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from gradlint.analysis.context import ClassKind
 from gradlint.analysis.dataflow.values import Obj, options_of
 from gradlint.analysis.names import dotted
 
@@ -35,6 +36,9 @@ def thaw(obj: Obj, deep: bool) -> None:
 
 
 def modules(obj: Obj, seen: set[int] | None = None):
+    """`obj` and the sub-modules `obj.modules()` reaches: its attributes that are modules
+    (or may be), and theirs; not the attributes of a plain object of the file's classes
+    stored on it (`self.head = Head()`, Head no nn.Module: torch registers nothing of it)."""
     seen = set() if seen is None else seen
     if id(obj) in seen:
         return
@@ -42,8 +46,15 @@ def modules(obj: Obj, seen: set[int] | None = None):
     yield obj
     for value in list(obj.attrs.values()):
         for option in options_of(value):
-            if isinstance(option, Obj):
+            if isinstance(option, Obj) and not plain_object(option):
                 yield from modules(option, seen)
+
+
+def plain_object(value) -> bool:
+    """An instance of a class of the file that is no nn.Module (nor of an unknown base):
+    torch registers nothing it holds where it is stored."""
+    info = value.info if isinstance(value, Obj) else None
+    return info is not None and info.kind is ClassKind.PLAIN and not value.is_module
 
 
 def loop_flag(loop: cst.For, truth: Callable[[cst.BaseExpression], bool | None]) -> bool | None:
