@@ -527,6 +527,7 @@ def print_table(name: str, tally: Tally, show_stopped: bool = False) -> None:
             for facet in ("kind", "grad", "rank", "dim")
         ]
         print(f"   {kind:<12} {counts['kind checked']:>8} " + " ".join(f"{c:>8}" for c in cells))
+    print(f"   {figures(tally).replace('facts: ', f'{name}: ')}")
     if show_stopped:
         for stopped in tally.stopped:
             print(f"   stopped early: {stopped[:300]}")

@@ -254,6 +254,61 @@ PROGRAMS = {
 
         globals()["WithLSTM"]()(torch.randn(2, 3, 4))
         """,
+    # an item of a list written by index (detr's _max_by_axis: `maxes[index] = max(...)`
+    # over the first image's sizes): the list no longer holds the first sizes
+    "list_item_written_by_index": """\
+        import torch
+
+
+        def max_by_axis(the_list):
+            maxes = the_list[0]
+            for sublist in the_list[1:]:
+                for index, item in enumerate(sublist):
+                    maxes[index] = max(maxes[index], item)
+            return maxes
+
+
+        max_size = max_by_axis([list(t.shape) for t in [torch.rand(3, 6, 5), torch.rand(3, 4, 6)]])
+        batch = torch.zeros([2] + max_size)
+        """,
+    # a decorator of the file wrapping the function in torch.inference_mode() (yolov5's
+    # smart_inference_mode): grad mode inside is not the caller's
+    "decorator_switching_grad_mode": """\
+        import torch
+
+
+        def smart_inference_mode():
+            def decorate(fn):
+                return torch.inference_mode()(fn)
+
+            return decorate
+
+
+        @smart_inference_mode()
+        def run(x):
+            y = x * 2
+            total = y.sum()
+            return total
+
+
+        run(torch.ones(2, requires_grad=True))
+        """,
+    # requires_grad set on a tensor through another name (image2reverb's training_step
+    # sets `spec.requires_grad = True` on the batch's tensor): later unpacking sees it
+    "requires_grad_set_through_another_name": """\
+        import torch
+
+
+        def step(batch):
+            spec, label = batch
+            spec.requires_grad = True
+            return spec * 2
+
+
+        batch = (torch.randn(2, 3), torch.randn(2, 3))
+        step(batch)
+        spec, label = batch
+        """,
 }
 
 

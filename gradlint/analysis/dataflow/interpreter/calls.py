@@ -83,6 +83,7 @@ from gradlint.analysis.dataflow.values import (
     replace,
 )
 from gradlint.analysis.names import dotted
+from gradlint.analysis.walk import iter_nodes
 
 _SAME_MODULE_METHODS = frozenset(
     {"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_"}
@@ -365,6 +366,19 @@ class Calls:
             return result
         return None
 
+    def _switches_grad(self, decorator: cst.BaseExpression) -> bool:
+        """A decorator that is (or whose factory is) a function of the file using a grad
+        mode switch (yolov5's `smart_inference_mode()` wraps in `torch.inference_mode()`)."""
+        target = decorator.func if isinstance(decorator, cst.Call) else decorator
+        node = self.top_level.get(target.value) if isinstance(target, cst.Name) else None
+        if node is None:
+            return False
+        return any(
+            isinstance(inner, cst.Attribute | cst.Name)
+            and self.imports.resolve(inner) in _GRAD_SWITCHES
+            for inner in iter_nodes(node)
+        )
+
     def _presence_assumed(self, expr: cst.BaseExpression, state: State) -> bool:
         """`x is None` / `x is not None` on a function argument analysed on its own: its
         truth is the assumption that the caller passed a tensor, which holds for one
@@ -582,6 +596,8 @@ class Calls:
             effect = self.scope.grad_effect(decorator.decorator)
             if effect is not None:
                 callee_grad = effect
+            elif self._switches_grad(decorator.decorator):
+                callee_grad = None  # a decorator of the file that may run it in another mode
         role = self._role(node, owner)
         arguments = self._alike_own_run(node, role, env, state, frame)
         summary = self._summary_for(node, arguments, callee_grad, frame)
@@ -744,3 +760,8 @@ class Calls:
                     freezing.thaw(obj, deep=True)
             return obj
         return None
+
+
+_GRAD_SWITCHES = frozenset(
+    {"torch.no_grad", "torch.inference_mode", "torch.enable_grad", "torch.set_grad_enabled"}
+)

@@ -62,6 +62,7 @@ from gradlint.analysis.dataflow.interpreter.tensors import TorchSemantics
 from gradlint.analysis.dataflow.interpreter.training import Training
 from gradlint.analysis.dataflow.shapes import ShapeFlow
 from gradlint.analysis.dataflow.values import (
+    Grad,
     Obj,
     OneOf,
     Tensor,
@@ -208,6 +209,8 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         # arguments of the function run on its own taken as given (`x is None` decided
         # False: the caller passed a tensor); the recorder names them with its facts
         self.assumed_given: set[str] = set()
+        # tensors (by storage) whose requires_grad a statement set: the grad they have since
+        self.switched: dict[int, Grad] = {}
         self.stack: list[cst.FunctionDef] = []
         # functions' own runs kept for callers that would run them alike (summaries.py);
         # `heap` counts changes of instances (a summary holds while it is unchanged),

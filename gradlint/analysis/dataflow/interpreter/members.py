@@ -158,8 +158,16 @@ class Members:
                 value, grad=grad, buffer=False, described="leaf tensor", plain_leaf=plain
             )
             state.env[name] = result
+            self._switched(value, grad)
             self._flagged_attribute(expr, value, result, state, frame)
         self._flag_owners(expr, flag, state, frame)
+
+    def _switched(self, value: Tensor, grad: Grad) -> None:
+        """`value`'s requires_grad was set: every name bound to that tensor later (from a
+        tuple holding it, image2reverb's `spec, label, _ = batch`) sees it (on one arm of
+        an undecided branch: unknown)."""
+        if not value.view:
+            self.switched[value.storage] = Grad.UNKNOWN if self.undecided else grad
 
     def _flagged_attribute(self, expr, before: Tensor, after: Tensor, state, frame) -> None:
         """`self.log_alpha.requires_grad = True` (or `requires_grad_()`) flags the tensor the

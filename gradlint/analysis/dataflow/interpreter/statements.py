@@ -39,6 +39,7 @@ from gradlint.analysis.dataflow.values import (
     Seq,
     Tensor,
     Value,
+    join,
     replace,
 )
 from gradlint.analysis.names import dotted
@@ -89,6 +90,19 @@ def _whole_slice(target: cst.BaseExpression) -> bool:
     if not isinstance(part, cst.Slice):
         return False
     return part.lower is None and part.upper is None and part.step is None
+
+
+def _item_written(container: Seq, indices: list, value) -> Seq:
+    """A list after `xs[i] = value`: item i replaced when i is a known position, else
+    each item may be the value (`xs[a:b] = ys`, which may change its length, is not
+    given here)."""
+    index = indices[0] if len(indices) == 1 else None
+    position = index.value if isinstance(index, Const) and type(index.value) is int else None
+    items = list(container.items)
+    if position is not None and not container.any_length and -len(items) <= position < len(items):
+        items[position] = value
+        return Seq(tuple(items))
+    return Seq(tuple(join(item, value) for item in items), any_length=container.any_length)
 
 
 def _forget_names(node: cst.CSTNode, state: State) -> None:
@@ -406,10 +420,16 @@ class Statements:
             target = target.target
             if isinstance(target, cst.Subscript):
                 container = self.eval(target.value, state, frame)
-                self._eval_index(target, state, frame)
+                indices = self._eval_index(target, state, frame)
                 if isinstance(container, Seq | Mapping):  # `self.heads[key] = layer`
                     items = _items(container)
                     self._grown_attribute(node, target.value, [*items, value], state, frame)
+                if isinstance(container, Seq) and isinstance(target.value, cst.Name):
+                    # `maxes[index] = m` (detr's _max_by_axis): the item written, or any
+                    sliced = any(isinstance(e.slice, cst.Slice) for e in target.slice)
+                    written = Seq((None,), any_length=True) if sliced else None
+                    written = written or _item_written(container, indices, value)
+                    state.env[target.value.value] = written
                 key = _string_key(target)
                 if isinstance(container, Mapping) and isinstance(target.value, cst.Name) and key:
                     kept = tuple(item for item in container.items if item[0] != key)
@@ -480,6 +500,9 @@ class Statements:
             name = dotted(target)
             if name is None:
                 return
+            switched = self.switched.get(value.storage) if isinstance(value, Tensor) else None
+            if switched is not None and switched is not value.grad and not value.view:
+                value = replace(value, grad=switched)  # requires_grad set through another name
             if isinstance(target, cst.Attribute):
                 self._set_attribute(target, value, state, frame, source)
             state.env[name] = value

@@ -735,6 +735,7 @@ class TorchSemantics:
                 name = dotted(func.value)
                 if name is not None and name in state.env:
                     state.env[name] = result
+                self._switched(receiver, grad)
                 self._flagged_attribute(func.value, receiver, result, state, frame)
                 self._flag_owners(func.value, flag, state, frame)
                 return result
