@@ -14,8 +14,12 @@ from gradlint.probe import run_probes
 FILES = {
     # The helper's `activation="relu"` makes it return F.relu's output, which ReLU saves
     # for backward; the caller's `+=` edits it. BatchNorm's running statistics are edited
-    # in place too, with the same versions (0 -> 1) but another shape.
+    # in place too, with the same versions (0 -> 1) but another shape. The activation is
+    # read from the environment (unset: "relu"), which the static side cannot know, so
+    # only the probe's run finds this one (with a literal "relu", GL103 finds it too).
     "resblock.py": """
+        import os
+
         import torch
         import torch.nn as nn
         import torch.nn.functional as F
@@ -40,7 +44,8 @@ FILES = {
             def __init__(self, num_in_channels, num_filters):
                 super().__init__()
                 self.shortcut = Conv2d_batchnorm(num_in_channels, num_filters, 1, activation="None")
-                self.conv_3x3 = Conv2d_batchnorm(num_in_channels, num_filters, 3, activation="relu")
+                activation = os.environ.get("ACTIVATION", "relu")  # static: not known
+                self.conv_3x3 = Conv2d_batchnorm(num_in_channels, num_filters, 3, activation)
 
             def forward(self, x):
                 shortcut = self.shortcut(x)
@@ -139,7 +144,7 @@ FILES = {
 # module with a layer it never uses in the next, the script in the last.
 NOTEBOOK_CELLS = [
     ("markdown", "# Residual blocks"),
-    ("code", "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F"),
+    ("code", "import os\n\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F"),
     ("code", textwrap.dedent(FILES["resblock.py"]).split("\n\n\nmodel =")[0].split("\n\n\n", 1)[1]),
     (
         "code",
