@@ -13,7 +13,6 @@ from conftest import codes, lint
 
 from gradlint.catalogue import load_catalogue
 from gradlint.checks import flow, training
-from gradlint.config import Config
 
 CORPUS = sorted((Path(__file__).parent / "corpus" / "training").glob("*.py"))
 _EXPECT = re.compile(r"#\s*expect:\s*((?:GL\d{3}[ ,]*)+)")
@@ -760,35 +759,3 @@ def test_isinstance_of_a_tuple_of_losses_is_decided():
     each = "for loss in ensure_tuple(losses):\n            loss.backward()"
     assert [(d.line, d.code) for d in lint(source.format(run=each))] == [(15, "GL305")]
     assert lint(source.format(run="sum(ensure_tuple(losses)).backward()")) == []
-
-
-_STEP_INTO_SAVED = """
-import torch
-import torch.nn as nn
-
-G, D = nn.Linear(4, 8), nn.Sequential(nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 1))
-opt_g, opt_d = torch.optim.Adam(G.parameters()), torch.optim.Adam(D.parameters())
-for real in [torch.randn(3, 8)] * 2:
-    opt_g.zero_grad()
-    opt_d.zero_grad()
-    fake = G(torch.randn(3, 4))
-    d_fake = D(fake)
-    d_loss = D(real).mean() - d_fake.mean()
-    d_loss.backward(retain_graph=True)
-    opt_d.step()
-    g_loss = -d_fake.mean()
-    g_loss.backward()
-    opt_g.step()
-"""
-
-
-def test_step_editing_what_a_later_backward_needs_is_one_finding():
-    # PyTorch-GAN's softmax_gan (history.md batch 2a): GL103 and GL504 both described the
-    # one bug at the one step; GL103 (torch raises at g_loss.backward()) stands for both
-    found = [(f.code, f.line) for f in lint(_STEP_INTO_SAVED)]
-    assert found == [("GL103", 14)]
-
-
-def test_step_before_backward_without_gl103_is_still_reported():
-    config = Config(ignore=("GL103",))
-    assert [(f.code, f.line) for f in lint(_STEP_INTO_SAVED, config)] == [("GL504", 14)]

@@ -409,7 +409,7 @@ class _Run:
                     return
 
     def report_stale(self, step: _Step, backward: TrainingEvent, module: str) -> None:
-        if not self.checker.once(step.node, "GL504") or self.raises_there(step):
+        if not self.checker.once(step.node, "GL504"):
             return
         line = self.checker.file.position(backward.node).start.line
         self.checker.report(
@@ -431,16 +431,6 @@ class _Run:
                 "gradients. Call `backward()` before `step()`, or recompute the forward after "
                 "the step."
             ),
-        )
-
-    def raises_there(self, step: _Step) -> bool:
-        """The step edits what a graph a later backward goes through saved: GL103 reports
-        it there with torch's error, one finding for the one bug (when GL103 is on)."""
-        file = self.checker.file
-        return file.config.is_selected("GL103") and any(
-            stale.node is step.node
-            for call in file.dataflow.backward_calls
-            for stale, _ in call.stale
         )
 
     def wiped_before_step(self, loop: cst.CSTNode, flagged: set[cst.CSTNode]) -> None:

@@ -20,7 +20,7 @@ def train_step(netG, netD, optG, optD, noise, real):
         optG.zero_grad()
         loss_g = -netD(fake).mean()
         loss_g.backward(retain_graph=True)
-        optG.step()  # expect: GL103
+        optG.step()  # expect: GL103, GL504
 
 
 netG = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 4))

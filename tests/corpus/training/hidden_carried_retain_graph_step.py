@@ -27,4 +27,4 @@ for t in range(3):
     loss = (pred - y).pow(2).mean()
     optimizer.zero_grad()
     loss.backward(retain_graph=True)
-    optimizer.step()  # expect: GL103
+    optimizer.step()  # expect: GL103, GL504

@@ -17,7 +17,7 @@ for _ in range(2):
     d_loss = 1 - real_out + fake_out
     optimizerD.zero_grad()
     d_loss.backward(retain_graph=True)
-    optimizerD.step()  # expect: GL103
+    optimizerD.step()  # expect: GL103, GL504
     g_loss = 1 - fake_out + 0.1 * (fake_img - real_img).pow(2).mean()
     optimizerG.zero_grad()
     g_loss.backward()

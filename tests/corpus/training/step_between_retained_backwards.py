@@ -15,6 +15,6 @@ perceptual = (recon.tanh() - x.tanh()).abs().mean()
 enc_opt.zero_grad()
 dec_opt.zero_grad()
 recon_loss.backward(retain_graph=True)
-dec_opt.step()  # expect: GL103
+dec_opt.step()  # expect: GL103, GL504
 perceptual.backward()
 enc_opt.step()
