@@ -1808,3 +1808,56 @@ def test_list_of_log_probs_never_emptied_is_flagged(tmp_path):
     source = REINFORCE.format(emptied="pass")
     assert (41, "GL305") in _findings(source)
     assert "backward through the graph a second time" in str(_run(tmp_path, source))
+
+
+# Modules registered by a helper's setattr-by-path ------------------------------------
+# x-transformers xl_autoregressive_wrapper.py (corpora.py, judged false): the wrapper keeps
+# a dict of the wrappers it installs into `self.net` with `set_module_by_path(net, path,
+# wrapper)`, a module-level helper doing `setattr(reduce(getattr, parts, model), last,
+# new_mod)`; the dict is an index, the wrappers register through `self.net`.
+
+SET_BY_PATH = """\
+from functools import reduce
+
+import torch.nn as nn
+
+
+def set_module_by_path(model, path, new_mod):
+    *parts, last = path.split(".")
+    mod = reduce(getattr, parts, model)
+    setattr(mod, last, new_mod)
+
+
+class Wrapper(nn.Module):
+    def __init__(self, mod):
+        super().__init__()
+        self.mod = mod
+        self.scale = nn.Parameter(nn.init.ones_(nn.Linear(1, 1).weight.new_empty(1)))
+
+
+class XL(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.wrappers = dict()
+        for path in ("0", "1"):
+            wrapper = Wrapper(net[int(path)])
+            {install}
+            self.wrappers[path] = wrapper
+
+
+model = XL(nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 4)))
+assert len(list(model.parameters())) == {expected}
+"""
+
+
+def test_modules_a_helper_installs_by_setattr_are_registered(tmp_path):
+    source = SET_BY_PATH.format(install="set_module_by_path(net, path, wrapper)", expected=6)
+    assert [code for _, code in _findings(source)] == []
+    assert _run(tmp_path, source) is None
+
+
+def test_modules_kept_only_in_the_dict_are_flagged(tmp_path):
+    source = SET_BY_PATH.format(install="pass", expected=4)
+    assert "GL502" in [code for _, code in _findings(source)]
+    assert _run(tmp_path, source) is None  # torch: the wrappers' scales are not parameters

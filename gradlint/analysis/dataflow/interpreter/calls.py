@@ -473,7 +473,10 @@ class Calls:
             return
         module = module if isinstance(module, Obj) and module.is_module else None
         name = label.value if isinstance(label, Const) and isinstance(label.value, str) else None
-        event = ModuleRegistration(call, method, module, frame.owner, name)
+        # a helper function run from a method registers for that method's class (x-
+        # transformers' `set_module_by_path(net, path, wrapper)`, a setattr by path)
+        within = frame.owner or self.functions.get(frame.body.standalone)
+        event = ModuleRegistration(call, method, module, within, name)
         self.facts.registrations.append(event)
 
     def _super_call(self, call, name: str, args, state: State, frame: Frame):
