@@ -145,15 +145,20 @@ class AccumulationChecker(Checker):
         )
 
 
-def _wiped_accumulations(events: list[TrainingEvent], module: cst.Module):
-    """(zero_grad, loop, step, how) for each loop whose every iteration clears then backpropagates
-    while that optimizer steps on some iterations only, or after the loop."""
+def _first_passes(events: list[TrainingEvent]):
+    """For each loop, the events of its first pass, each with the places inside it."""
     passes: dict[cst.CSTNode, list[tuple[TrainingEvent, tuple[Place, ...]]]] = {}
     for event in events:
         for number, place in enumerate(event.path):
             if place.kind == "loop" and place.index == 0:
                 passes.setdefault(place.node, []).append((event, event.path[number + 1 :]))
-    for loop, inside in passes.items():
+    return passes
+
+
+def _wiped_accumulations(events: list[TrainingEvent], module: cst.Module):
+    """(zero_grad, loop, step, how) for each loop whose every iteration clears then backpropagates
+    while that optimizer steps on some iterations only, or after the loop."""
+    for loop, inside in _first_passes(events).items():
         backwards = [
             e
             for e, inner in inside
@@ -187,12 +192,7 @@ def _losses_left_out(events: list[TrainingEvent]):
     iteration count (with a step of the same branch), backpropagating a name the loop's own
     body assigns on every iteration before that `if`, from something else than itself (not
     an accumulator such as `total = total + loss` or `total += loss`)."""
-    passes: dict[cst.CSTNode, list[tuple[TrainingEvent, tuple[Place, ...]]]] = {}
-    for event in events:
-        for number, place in enumerate(event.path):
-            if place.kind == "loop" and place.index == 0:
-                passes.setdefault(place.node, []).append((event, event.path[number + 1 :]))
-    for loop, inside in passes.items():
+    for loop, inside in _first_passes(events).items():
         backwards = [(e, inner) for e, inner in inside if e.kind == "backward" and e.accumulates]
         if not backwards or any(_condition(inner) is None for _, inner in backwards):
             continue
