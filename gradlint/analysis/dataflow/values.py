@@ -296,6 +296,16 @@ def becomes_plain_leaf(value: Tensor, flag: bool | None) -> bool:
     return value.grad is Grad.LEAF and value.plain_leaf
 
 
+def flagged_leaf(value: Tensor, flag: bool | None) -> Tensor:
+    """`value` after `requires_grad` is set to `flag` on it (`t.requires_grad = flag`,
+    `t.requires_grad_(flag)`): a leaf requiring grad when switched on from no grad or a
+    leaf, otherwise of unknown grad status."""
+    leaf = flag is True and value.grad in (Grad.OFF, Grad.LEAF)
+    grad = Grad.LEAF if leaf else Grad.UNKNOWN
+    plain = becomes_plain_leaf(value, flag)
+    return replace(value, grad=grad, buffer=False, described="leaf tensor", plain_leaf=plain)
+
+
 @dataclass(frozen=True, eq=False)
 class OneOf:
     """An attribute set on the arms of an undecided `if` to values that cannot be joined

@@ -46,7 +46,7 @@ from gradlint.analysis.dataflow.values import (
     Size,
     Tensor,
     Value,
-    becomes_plain_leaf,
+    flagged_leaf,
     generation,
     join,
     new_storage,
@@ -149,16 +149,8 @@ class Members:
             change = RequiresGradChange(target, self._text(expr), value, flag, True)
             self.facts.requires_grad_changes.append(change)
         if isinstance(value, Tensor) and name is not None:
-            if flag is True and value.grad in (Grad.OFF, Grad.LEAF):
-                grad = Grad.LEAF
-            else:
-                grad = Grad.UNKNOWN
-            plain = becomes_plain_leaf(value, flag)
-            result = replace(
-                value, grad=grad, buffer=False, described="leaf tensor", plain_leaf=plain
-            )
-            state.env[name] = result
-            self._switched(value, grad)
+            result = state.env[name] = flagged_leaf(value, flag)
+            self._switched(value, result.grad)
             self._flagged_attribute(expr, value, result, state, frame)
         self._flag_owners(expr, flag, state, frame)
 

@@ -56,6 +56,7 @@ from gradlint.analysis.dataflow.values import (
     Seq,
     Tensor,
     becomes_plain_leaf,
+    flagged_leaf,
     join,
     new_storage,
     replace,
@@ -726,16 +727,11 @@ class TorchSemantics:
                 written = self._text(func.value)
                 change = RequiresGradChange(call, written, receiver, flag, False)
                 self.facts.requires_grad_changes.append(change)
-                leaf = flag is True and receiver.grad in (Grad.OFF, Grad.LEAF)
-                grad = Grad.LEAF if leaf else Grad.UNKNOWN
-                plain = becomes_plain_leaf(receiver, flag)
-                result = replace(
-                    receiver, grad=grad, buffer=False, described="leaf tensor", plain_leaf=plain
-                )
+                result = flagged_leaf(receiver, flag)
                 name = dotted(func.value)
                 if name is not None and name in state.env:
                     state.env[name] = result
-                self._switched(receiver, grad)
+                self._switched(receiver, result.grad)
                 self._flagged_attribute(func.value, receiver, result, state, frame)
                 self._flag_owners(func.value, flag, state, frame)
                 return result
