@@ -1222,6 +1222,54 @@ def test_misspelled_flag_meant_to_unfreeze_a_frozen_parameter_is_flagged(tmp_pat
     assert "left the parameter frozen" in str(_run(tmp_path, run))
 
 
+# a misspelled `require_grad = False` on a fresh tensor (Time-Series-Library, Embed.py) -----
+
+FIXED_POSITIONAL_TABLE = """\
+import math
+
+import torch
+import torch.nn as nn
+
+
+class PositionalEmbedding(nn.Module):
+    def __init__(self, d_model, max_len=5000):
+        super(PositionalEmbedding, self).__init__()
+        # Compute the positional encodings once in log space.
+        pe = torch.zeros(max_len, d_model).float()
+        pe.require_grad = {flag}
+
+        position = torch.arange(0, max_len).float().unsqueeze(1)
+        div_term = (torch.arange(0, d_model, 2).float()
+                    * -(math.log(10000.0) / d_model)).exp()
+
+        pe[:, 0::2] = torch.sin(position * div_term)
+        pe[:, 1::2] = torch.cos(position * div_term)
+
+        pe = pe.unsqueeze(0)
+        self.register_buffer('pe', pe)
+
+    def forward(self, x):
+        return self.pe[:, :x.size(1)]
+"""
+
+
+def test_misspelled_flag_set_false_on_a_factory_tensor_is_quiet():
+    assert _findings(FIXED_POSITIONAL_TABLE.format(flag="False")) == []
+
+
+def test_misspelled_flag_meant_to_make_a_factory_tensor_trainable_is_flagged(tmp_path):
+    source = FIXED_POSITIONAL_TABLE.format(flag="True")
+    assert _findings(source) == [(12, "GL204")]
+    run = source + textwrap.dedent(
+        """
+
+        if not PositionalEmbedding(4, 6).pe.requires_grad:
+            raise AssertionError("the misspelled flag left the table without grad")
+        """
+    )
+    assert "left the table without grad" in str(_run(tmp_path, run))
+
+
 # a backward under `if loss.requires_grad:` in code also run under no_grad ---------------
 
 TRAIN_AND_EVAL = """\

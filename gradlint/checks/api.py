@@ -110,8 +110,8 @@ class RequiresGradKeywordChecker(Checker):
             name = attribute.attr.value
             if dotted(attribute.value) == "self":
                 continue  # a setting of the project's own class, not a tensor flag
-            if self._already_requires_grad(attribute.value, node.value):
-                continue  # `p.requiresGrad = True` on a parameter that requires grad: no-op
+            if self._flag_already_holds(attribute.value, node.value):
+                continue  # `p.requiresGrad = True` on a parameter: the meant flag holds
             if is_requires_grad_typo(name) and name not in self._attributes_read:
                 self.report(
                     attribute.attr,
@@ -129,13 +129,18 @@ class RequiresGradKeywordChecker(Checker):
                     fix=_spelling_fix(self.file, attribute.attr),
                 )
 
-    def _already_requires_grad(self, owner: cst.BaseExpression, value) -> bool:
-        """`True` set on an nn.Parameter the dataflow shows requiring grad: whatever the
-        spelling, the flag it meant to set already holds."""
-        if _literal_bool(value) is not True:
+    def _flag_already_holds(self, owner: cst.BaseExpression, value) -> bool:
+        """The literal flag is what the tensor already has (`True` on a parameter that
+        requires grad, `False` on a fresh factory tensor): whatever the spelling, the flag
+        it meant to set holds, so the line changes nothing."""
+        flag = _literal_bool(value)
+        if flag is None:
             return False
+        tensor = self.file.dataflow.value_of(owner)
+        if isinstance(tensor, Tensor) and tensor.grad.requires_grad is flag:
+            return True
         written = self.file.code_for(owner)
-        return any(
+        return flag and any(
             f"{event.written}.{event.attr}" == written
             and isinstance(event.value, Tensor)
             and event.value.described == "parameter"
