@@ -7,8 +7,12 @@ shell escape (`!pip install x`), a help query (`obj?`, `?obj`) and their backsla
 continuations become `pass` at the same indentation (`x = !ls` becomes `x = ...`).
 A cell magic runs Python only for `%%time`, `%%timeit`, `%%capture` and `%%prun`
 (its first line is dropped); a cell under any other (`%%bash`, `%%writefile`, ...) is
-skipped. Cells are numbered from 1 counting every cell, Markdown included, as they
-appear in the notebook; a finding's line then counts within its cell.
+skipped. A `from __future__ import` line becomes `pass` too: the kernel compiles each
+cell on its own, so it may stand atop any cell, where the joined script could not have
+it. A cell that does not compile on its own (pasted log text, a half-typed line) fails
+alone in the kernel: it is left out of the script and reported as a GL001 of that cell,
+and the other cells are linted. Cells are numbered from 1 counting every cell, Markdown
+included, as they appear in the notebook; a finding's line then counts within its cell.
 """
 
 from __future__ import annotations
@@ -16,14 +20,17 @@ from __future__ import annotations
 import bisect
 import json
 import re
+import warnings
 from dataclasses import dataclass, field, replace
 
+from gradlint.depth import NOTEBOOK_FLAGS
 from gradlint.diagnostic import Diagnostic
 
 SUFFIX = ".ipynb"
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _MAGIC = re.compile(r"^(?P<indent>\s*)(?:(?P<target>[\w.,\s\[\]]+?)\s*=\s*)?(?:[%!]|\?)")
 _HELP = re.compile(r"^\s*[\w.]+(?:\(\))?\?{1,2}\s*$")
+_FUTURE = re.compile(r"^from\s+__future__\s+import\s+[\w\s,]+(?:#.*)?$")
 
 
 class NotebookError(ValueError):
@@ -38,6 +45,8 @@ class Notebook:
     # script line (1-based) -> (cell number, line within the cell), index = line - 1
     lines: list[tuple[int, int]] = field(default_factory=list)
     cells: dict[int, str] = field(default_factory=dict)  # cell number -> its source
+    # cell number -> (line, column, CPython's message) of a cell that does not compile
+    broken: dict[int, tuple[int, int, str]] = field(default_factory=dict)
 
     def to_cells(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         """Findings on script lines -> findings on cell lines (`cell` set, no fix: a fix's
@@ -85,12 +94,34 @@ def read_notebook(text: str) -> Notebook:
         if not isinstance(source, str):
             raise NotebookError(f"cell {number} has no source text")
         notebook.cells[number] = source
-        for in_cell, line in enumerate(_python_lines(source.splitlines()), 1):
+        lines = _python_lines(source.splitlines())
+        error = _compile_error(lines)
+        if error is not None:
+            notebook.broken[number] = error
+            continue
+        for in_cell, line in enumerate(lines, 1):
             if line is not None:
                 script.append(line)
                 notebook.lines.append((number, in_cell))
     notebook.script = "".join(line + "\n" for line in script)
     return notebook
+
+
+def _compile_error(lines: list[str | None]) -> tuple[int, int, str] | None:
+    """Where and why a cell's Python does not compile on its own, as the kernel compiles
+    it (None: it compiles, or it is too deep to tell here: the engine bounds that)."""
+    text = "".join((line if line is not None else "") + "\n" for line in lines)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings are not errors
+            compile(text, "<cell>", "exec", NOTEBOOK_FLAGS, dont_inherit=True)
+    except SyntaxError as error:
+        line = error.lineno or 1
+        column = (error.offset or 1) if error.lineno else 1
+        return line, column, error.msg
+    except (RecursionError, MemoryError, ValueError):
+        return None
+    return None
 
 
 def file_span(
@@ -312,6 +343,9 @@ def _python_lines(lines: list[str]) -> list[str | None]:
             continued = continued if line.rstrip().endswith("\\") else None
             continue
         magic = _MAGIC.match(line) if state.at_statement_start else None
+        if state.at_statement_start and _FUTURE.match(line):
+            out.append("pass")  # compiled atop its own cell by the kernel
+            continue
         if magic or (state.at_statement_start and _HELP.match(line)):
             indent = magic.group("indent") if magic else line[: len(line) - len(line.lstrip())]
             target = magic.group("target") if magic else None

@@ -14,7 +14,7 @@ import contextlib
 import os
 import stat
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gradlint.cache import ResultCache
 from gradlint.cache import enabled as cache_enabled
@@ -56,6 +56,19 @@ def file_error(path: str, message: str, config: Config) -> list[Diagnostic]:
 
     doc = load_catalogue()["GL001"]
     return [Diagnostic(path, 1, 1, 1, 1, "GL001", message, doc.name, doc.severity)]
+
+
+def _broken_cells(path: str, notebook: Notebook, config: Config) -> list[Diagnostic]:
+    """A GL001 for each cell of the notebook that does not compile (the rest was linted)."""
+    found = []
+    for cell, (line, column, reason) in notebook.broken.items():
+        for error in file_error(path, f"Cannot parse this cell (others linted): {reason}", config):
+            found.append(
+                replace(
+                    error, line=line, column=column, end_line=line, end_column=column, cell=cell
+                )
+            )
+    return found
 
 
 def read_source(path: str) -> bytes:
@@ -120,7 +133,7 @@ def lint_file(path: str, config: Config, source: bytes | None = None) -> FileRes
             if ignored:
                 diagnostics = [d for d in diagnostics if not d.code.startswith(ignored)]
             if notebook is not None:
-                diagnostics = notebook.to_cells(diagnostics)
+                diagnostics = notebook.to_cells(diagnostics) + _broken_cells(path, notebook, config)
             diagnostics = finalize(diagnostics)
             errors = result.internal_errors
             if cache and not errors:

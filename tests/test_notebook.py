@@ -189,6 +189,34 @@ def test_a_syntax_error_in_a_cell_is_gl001_in_that_cell(tmp_path, monkeypatch, c
     assert " GL001 " in out
 
 
+def test_a_cell_that_does_not_compile_is_skipped_and_the_others_are_linted(
+    tmp_path, monkeypatch, capsys
+):
+    """Pasted log text in one cell fails alone in the kernel: the leaf edit of another
+    cell is still found (TimesNet_tutorial.ipynb's shape)."""
+    monkeypatch.chdir(tmp_path)
+    log = "Epoch: 1, Steps: 264 | Train Loss: 0.4964185 Vali Loss: 0.8412074\n"
+    (tmp_path / "nb.ipynb").write_text(notebook(SETUP, log, EDIT))
+    code, out, _ = run(capsys, "nb.ipynb")
+    lines = out.splitlines()
+    assert code == 1
+    assert lines[0].startswith("nb.ipynb:cell 2:1:") and " GL001 Cannot parse this cell" in lines[0]
+    assert lines[1].startswith("nb.ipynb:cell 3:2:") and " GL101 " in lines[1]
+    assert read_notebook(notebook(SETUP, log, EDIT)).broken.keys() == {2}
+
+
+def test_a_future_import_atop_a_later_cell_is_python_in_the_kernel(tmp_path, monkeypatch, capsys):
+    """Each cell is compiled on its own, so `from __future__ import` may open any cell
+    (pytorch-book's chapter3.ipynb): the notebook is linted, not rejected."""
+    monkeypatch.chdir(tmp_path)
+    future = "from __future__ import print_function\n" + EDIT
+    (tmp_path / "nb.ipynb").write_text(notebook(SETUP, future))
+    code, out, _ = run(capsys, "nb.ipynb")
+    assert code == 1 and out.startswith("nb.ipynb:cell 2:3:") and " GL101 " in out
+    assert "GL001" not in out
+    assert read_notebook(notebook(SETUP, future)).script.splitlines()[4] == "pass"
+
+
 ESCAPED = 'print("tab\\there", "\u00e9\U0001f600")\np += 1  # "quoted"\n'
 
 
