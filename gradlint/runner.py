@@ -232,6 +232,15 @@ _worker_state: dict = {}
 
 def _init_worker(status, config: Config) -> None:
     _worker_state.update(status=status, config=config)
+    _only_linting()
+
+
+def _only_linting() -> None:
+    """This process lints and does nothing else: libcst's nodes need not stay frozen in
+    it (speedups.thaw)."""
+    from gradlint import engine, speedups  # noqa: F401 - the engine installs the speedups
+
+    speedups.thaw()
 
 
 def _work(index: int, path: str) -> FileResult:
@@ -377,6 +386,7 @@ def _serve(requests: int, answers: int) -> None:
 
     status = 0
     try:
+        _only_linting()
         with os.fdopen(requests, "rb") as inbox, os.fdopen(answers, "wb") as outbox:
             while True:
                 try:

@@ -1,55 +1,188 @@
-"""The one optimisation that reaches into libcst's internals, with one switch, active only
-on the libcst and CPython releases it was verified on.
+"""The optimisations that reach into CPython's and libcst's internals, with one switch,
+active only on the CPython and libcst releases they were verified on.
 
-libcst builds every node of a parse through its frozen dataclass's `__init__` (fields set
-through `object.__setattr__`, then `_validate()`, which is for trees built by hand: the
-native parser builds only what its grammar allows). Each slotted node class gets an
-`__init__` with the same signature and defaults that sets the fields through their slot
-descriptors and validates unless one of gradlint's parses is under way (`unvalidated`).
-Code outside a parse (fixes, other plugins) gets validated nodes.
+- The dataclass code cache: `dataclasses` writes each class's `__init__`, `__repr__`,
+  `__eq__`, ... as source text and compiles it when the class is defined (~0.1 ms a
+  method, 0.1 s of every process for libcst's node classes and gradlint's own: 40 % of
+  the start-up). While gradlint's modules and libcst are imported (`before_imports`, from
+  `gradlint/__init__.py`, until the engine is loaded: `install`), `dataclasses` runs that
+  text through an `exec` that takes the code compiled from the very same text from a
+  cache file beside gradlint's bytecode (a text not in it is compiled as before; a
+  missing, truncated or foreign file only costs compiling; the texts used are written
+  back atomically, where and when Python writes bytecode). `dataclasses` itself is
+  imported with `inspect` deferred (it needs it only for the signature of a class without
+  a docstring). Afterwards the builtin `exec` is back.
+- Node constructors: libcst builds every node of a parse through its frozen dataclass's
+  `__init__` (fields set through `object.__setattr__`, then `_validate()`, which is for
+  trees built by hand: the native parser builds only what its grammar allows). Each
+  slotted node class gets an `__init__` with the same signature and defaults that sets the
+  fields through their slot descriptors and validates unless one of gradlint's parses is
+  under way (`unvalidated`). Code outside a parse (fixes, other plugins) gets validated
+  nodes.
+- Thawed node classes: a process that only lints (the CLI's pool workers, its forked
+  child: `thaw`) removes the node classes' frozen `__setattr__` / `__delattr__` for good,
+  and a parse stores each field as a plain attribute. Once per process, not per parse
+  (changing a class's methods invalidates what the interpreter specialised on its type).
 
-What it buys on three uses (pre-commit on 5 changed files, a CI run of a 100k-line
-project, an editor's re-lint of one file), measured by `benchmarks/speedups_bench.py`:
-6 %, 11 % and 13 % of their CPU time (docs/performance.md). Four others paid under 10 % of
-every use and went: a cache of the code `dataclasses` compiles at import, the node
-classes' frozen `__setattr__` removed in processes that only lint, and `type`'s own
-isinstance checks and `object`'s hash on the node classes.
+What they buy is measured by `benchmarks/bench.py` (ratios to libcst's parse, start-up
+included) and `benchmarks/speedups_bench.py` (pre-commit, CI, editor): docs/performance.md.
 
-`GRADLINT_NO_SPEEDUPS=1` turns it off. It is on only with the libcst releases and CPython
-versions in `VERIFIED_LIBCST` / `VERIFIED_PYTHON`; tests/test_speedups.py fails when the
-installed ones are not listed there, so a new release is verified before it is trusted.
+`GRADLINT_NO_SPEEDUPS=1` turns them off. They are on only with the CPython versions and
+libcst releases in `VERIFIED_PYTHON` / `VERIFIED_LIBCST`; tests/test_speedups.py fails
+when the installed ones are not listed there, so a new release is verified before it is
+trusted.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import builtins
+import contextlib
+import marshal
 import os
 import sys
 import threading
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 VERIFIED_LIBCST = ((1, 9),)  # libcst releases (major, minor) whose node classes it rewrites
-VERIFIED_PYTHON = ((3, 11),)  # CPython versions (dataclasses' __init__, slot descriptors)
+VERIFIED_PYTHON = ((3, 11),)  # CPython versions (dataclasses' exec and __init__, slots)
 SWITCHED_OFF = os.environ.get("GRADLINT_NO_SPEEDUPS", "").strip().lower() not in ("", "0")
 
 
-def enabled() -> bool:
-    """Whether the node constructors are installed in this process."""
+def python_verified() -> bool:
+    """Whether the optimisations may run on this Python (the dataclass code cache needs
+    nothing more)."""
     if SWITCHED_OFF or sys.implementation.name != "cpython":
         return False
-    if sys.version_info[:2] not in VERIFIED_PYTHON:
+    return sys.version_info[:2] in VERIFIED_PYTHON
+
+
+def enabled() -> bool:
+    """Whether the node constructors are installed in this process (and may be thawed)."""
+    if not python_verified():
         return False
     from libcst import _version
 
     return tuple(_version.version_tuple[:2]) in VERIFIED_LIBCST
 
 
-# -- constructors ----------------------------------------------------------------
+# -- the dataclass code cache -------------------------------------------------------------
 
-# one entry per parse under way; read by every generated __init__
+CACHE = os.path.join(
+    os.path.dirname(__file__), "__pycache__", f"dataclass_code.{sys.implementation.cache_tag}"
+)
+
+# source text -> its code, marshalled: unmarshalled only when used; read from CACHE on the
+# first class defined (a run that reads every result from the result cache defines a few
+# classes, not libcst's)
+_known: dict[str, bytes] = {}
+_read: list[None] = []  # one entry once CACHE was read
+_used: dict[str, bytes] = {}  # what this process compiled or took, by text
+_missed: list[str] = []
+
+
+def compiled(source: str, filename: str = "<string>") -> types.CodeType:
+    """`compile(source, filename, "exec", dont_inherit=True)`, from the cache when it has
+    that text (the node constructors come through here too, under their own names)."""
+    if not _read:
+        _read.append(None)
+        try:
+            with open(CACHE, "rb") as file:
+                loaded = marshal.loads(file.read())
+        except Exception:  # missing, unreadable, truncated or of another Python
+            loaded = None
+        if isinstance(loaded, dict):
+            _known.update(loaded)
+    key = source if filename == "<string>" else f"{filename}\n{source}"
+    found = _used.get(key) or _known.get(key)
+    code = None
+    if found is not None:
+        with contextlib.suppress(Exception):  # a foreign entry: compiled anew
+            code = marshal.loads(found)
+    if not isinstance(code, types.CodeType):
+        code = compile(source, filename, "exec", dont_inherit=True)
+        found = marshal.dumps(code)
+        _missed.append(key)
+    _used[key] = found
+    return code
+
+
+def _exec(source, globals=None, locals=None, /) -> None:
+    """`exec` for `dataclasses` (which compiles with no flags of its own module)."""
+    if not isinstance(source, str):
+        return builtins.exec(source, globals, locals)
+    return builtins.exec(compiled(source), globals, locals)
+
+
+class _Deferred(types.ModuleType):
+    """What `dataclasses` holds as `inspect` until it uses it: the real module then."""
+
+    def __getattr__(self, name: str):
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        return getattr(__import__(self.__name__), name)
+
+
+def _imported_dataclasses() -> types.ModuleType:
+    """`dataclasses`, imported with `inspect` deferred when neither is imported yet."""
+    if "dataclasses" in sys.modules or "inspect" in sys.modules:
+        import dataclasses
+
+        return dataclasses
+    stand_in = sys.modules["inspect"] = _Deferred("inspect")
+    try:
+        import dataclasses
+    finally:
+        if sys.modules.get("inspect") is stand_in:
+            del sys.modules["inspect"]
+    return dataclasses
+
+
+def open_code_cache() -> None:
+    """Compile what `dataclasses` writes through the cache, from now until
+    `close_code_cache`."""
+    dataclasses = _imported_dataclasses()
+    if "exec" not in vars(dataclasses):  # else installed already (or its own `exec`)
+        dataclasses.exec = _exec
+
+
+def close_code_cache() -> None:
+    """`dataclasses` back to the builtin `exec`; the cache rewritten when it lacked a text
+    this process compiled."""
+    dataclasses = sys.modules.get("dataclasses")
+    if dataclasses is not None and vars(dataclasses).get("exec") is _exec:
+        del dataclasses.exec
+    if _missed:
+        _store(CACHE, _used)
+    _missed.clear()
+    _known.clear()
+    _used.clear()
+
+
+def _store(path: str, value) -> None:
+    """`value` marshalled into the cache file `path` beside gradlint's bytecode, atomically,
+    when Python writes bytecode; nothing when it cannot be written."""
+    if sys.dont_write_bytecode:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        partial = f"{path}.{os.getpid()}"
+        with open(partial, "wb") as file:
+            file.write(marshal.dumps(value))
+        os.replace(partial, path)
+
+
+# -- constructors and thaw ----------------------------------------------------------------
+
+# one entry per parse under way, and in `_storing` too once thawed; read by every
+# generated __init__
 _parsing: list[None] = []
+_storing: list[None] = []
 _parsing_lock = threading.Lock()
+_thawed: list[None] = []
+# (class, name): the frozen `__setattr__` / `__delattr__` `dataclasses` wrote
+_frozen: list[tuple[type, str]] = []
 
 
 @contextmanager
@@ -58,11 +191,24 @@ def unvalidated() -> Iterator[None]:
     installed; libcst's own validate as always)."""
     with _parsing_lock:
         _parsing.append(None)
+        _storing.extend(_thawed)
     try:
         yield
     finally:
         with _parsing_lock:
             _parsing.pop()
+            del _storing[len(_parsing) :]
+
+
+def thaw() -> None:
+    """In a process that only lints: node classes lose their frozen methods for good, and
+    parses store fields as plain attributes (with the constructors installed)."""
+    with _parsing_lock:
+        if _frozen and not _thawed:
+            for cls, name in _frozen:
+                delattr(cls, name)
+            _thawed.append(None)
+            _storing.extend(_parsing)
 
 
 class _Factory:
@@ -79,13 +225,15 @@ def _constructor_source(cls: type) -> tuple[str, dict] | None:
     """The source of an `__init__` equivalent to the one `dataclasses` wrote for `cls`,
     and the names it reads; None when `cls` does not have one or has a field this
     generator does not model."""
+    import dataclasses
+
     init = cls.__dict__.get("__init__")
     if init is None or getattr(init, "__code__", None) is None:
         return None
     if init.__code__.co_filename != "<string>":  # written by hand, not by dataclasses
         return None
-    namespace: dict = {"_parsing": _parsing, "_FACTORY": _FACTORY}
-    params, defaults, sets = [], [], []
+    namespace: dict = {"_parsing": _parsing, "_storing": _storing, "_FACTORY": _FACTORY}
+    params, defaults, stores, sets = [], [], [], []
     for position, field in enumerate(dataclasses.fields(cls)):
         if not field.init or field.kw_only:
             return None
@@ -103,34 +251,50 @@ def _constructor_source(cls: type) -> tuple[str, dict] | None:
             defaults.append(f"    if {name} is _FACTORY: {name} = _factory{position}()")
         else:
             params.append(name)
+        stores.append(f"        self.{name} = {name}")
         sets.append(f"    _set{position}(self, {name})")
     code = init.__code__
     if code.co_varnames[1 : code.co_argcount] != tuple(p.split("=")[0] for p in params):
         return None  # InitVar or other parameters that are not fields
-    body = [*defaults, *sets]
+    body = [*defaults, "    if _storing:", *stores, "        return", *sets]
     body.append("    if not _parsing: self.__post_init__()")
     return f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body) + "\n", namespace
 
 
 def _install_constructors(classes: list[type]) -> None:
-    """Give each slotted node class its cheaper `__init__`."""
+    """Give each slotted node class its cheaper `__init__` (compiled once, then from the
+    dataclass code cache); note its frozen methods for `thaw`."""
+    import dataclasses
+
     for cls in classes:
+        for name in ("__setattr__", "__delattr__"):
+            method = cls.__dict__.get(name)
+            if getattr(getattr(method, "__code__", None), "co_filename", None) == "<string>":
+                _frozen.append((cls, name))  # written by dataclasses
         if "__slots__" not in cls.__dict__ or not dataclasses.is_dataclass(cls):
             continue  # the parser builds only slotted dataclasses
         found = _constructor_source(cls)
         if found is None:
             continue
         source, namespace = found
-        exec(compile(source, f"<gradlint.speedups {cls.__name__}>", "exec"), namespace)
+        exec(compiled(source, f"<gradlint.speedups {cls.__name__}>"), namespace)
         function = namespace["__init__"]
         function.__qualname__ = f"{cls.__qualname__}.__init__"
         cls.__init__ = function
 
 
-# -- entry point --------------------------------------------------------------------------
+# -- entry points -------------------------------------------------------------------------
+
+
+def before_imports() -> None:
+    """At gradlint's import, before libcst's: the dataclass code cache opens."""
+    if python_verified():
+        open_code_cache()
 
 
 def install(classes: list[type]) -> None:
-    """Once the engine is loaded (`classes`: libcst's node classes)."""
+    """Once the engine is loaded (`classes`: libcst's node classes): the constructors
+    installed, the dataclass code cache closed."""
     if enabled():
         _install_constructors(classes)
+    close_code_cache()

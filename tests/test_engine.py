@@ -2,6 +2,7 @@ import ast
 import subprocess
 import sys
 import textwrap
+from contextlib import contextmanager
 
 import libcst as cst
 import pytest
@@ -252,6 +253,121 @@ def test_nodes_built_during_a_parse_equal_libcsts_own():
     assert repr(module) + "\n" == _printed(LIBCSTS_OWN).stdout
 
 
+def test_nodes_built_in_a_thawed_process_equal_libcsts_own():
+    """A process that only lints (speedups.thaw) stores fields as plain attributes."""
+    thawed = _printed(
+        "import sys, libcst\n"
+        "from gradlint import engine, speedups\n"
+        "speedups.thaw()\n"
+        "module = engine.parse('m.py', sys.stdin.read())\n"
+        "try:\n"
+        "    libcst.Name('1x')\n"
+        "except libcst.CSTValidationError:\n"  # nodes built outside a parse: validated
+        "    print(repr(module))\n"
+    )
+    assert thawed.returncode == 0, thawed.stderr
+    assert thawed.stdout == _printed(LIBCSTS_OWN).stdout != ""
+
+
+@pytest.fixture
+def code_cache(tmp_path, monkeypatch):
+    """The dataclass code cache with an empty file of its own in tmp_path, written as
+    bytecode is."""
+    from gradlint import speedups
+
+    for name in ("_known", "_used"):
+        monkeypatch.setattr(speedups, name, {})
+    monkeypatch.setattr(speedups, "_read", [])
+    monkeypatch.setattr(speedups, "CACHE", str(tmp_path / "dataclass_code.cache"))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    return speedups
+
+
+@contextmanager
+def _compiling_refused():
+    """`compile` raises while inside: what runs must come from the cache."""
+    import builtins
+
+    def refused(*args, **kwargs):
+        raise AssertionError("compiled again")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(builtins, "compile", refused)
+        yield
+
+
+def _reopened(code_cache, monkeypatch) -> None:
+    """The state of a new process: the cache file not read yet, nothing used."""
+    monkeypatch.setattr(code_cache, "_read", [])
+    monkeypatch.setattr(code_cache, "_used", {})
+
+
+def test_constructors_are_compiled_once_under_their_own_names(code_cache, monkeypatch):
+    """The node constructors go through the dataclass code cache, keyed by name and text."""
+    source = "def __init__(self, value):\n    self.value = value\n"
+    first = code_cache.compiled(source, "<gradlint.speedups Name>")
+    assert first.co_filename == "<gradlint.speedups Name>"
+    assert code_cache.compiled(source).co_filename == "<string>"  # another entry
+    code_cache.close_code_cache()
+    _reopened(code_cache, monkeypatch)
+    with _compiling_refused():
+        code_cache.open_code_cache()
+        assert code_cache.compiled(source, "<gradlint.speedups Name>") == first
+        code_cache.close_code_cache()
+
+
+def _define_point():
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class Point:
+        x: int
+        y: int = 2
+
+    assert Point(1) == Point(1, 2) != Point(2) and repr(Point(1)).endswith("Point(x=1, y=2)")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Point(1).x = 3  # type: ignore[misc]
+    return Point
+
+
+def test_dataclass_code_is_compiled_once_and_a_broken_cache_is_ignored(code_cache, monkeypatch):
+    import dataclasses
+    import os
+
+    assert "exec" not in vars(dataclasses)  # the engine is loaded: the builtin one
+    code_cache.open_code_cache()
+    first = _define_point()
+    code_cache.close_code_cache()
+    assert "exec" not in vars(dataclasses) and os.path.isfile(code_cache.CACHE)
+    assert first.__init__.__code__.co_filename == "<string>"  # as dataclasses names it
+    _reopened(code_cache, monkeypatch)
+    with _compiling_refused():
+        code_cache.open_code_cache()
+        again = _define_point()
+        code_cache.close_code_cache()
+    assert again.__init__.__code__ == first.__init__.__code__
+    with open(code_cache.CACHE, "rb") as file:
+        head = file.read()[:40]
+    with open(code_cache.CACHE, "wb") as file:
+        file.write(head)  # truncated
+    _reopened(code_cache, monkeypatch)
+    code_cache.open_code_cache()
+    _define_point()
+    code_cache.close_code_cache()
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    os.unlink(code_cache.CACHE)
+    _reopened(code_cache, monkeypatch)
+    code_cache.open_code_cache()
+    _define_point()
+    code_cache.close_code_cache()
+    assert not os.path.exists(code_cache.CACHE)
+
+
+def test_dataclasses_keeps_the_builtin_exec_once_the_engine_is_loaded():
+    loaded = _printed("import dataclasses, gradlint.engine; print('exec' in vars(dataclasses))")
+    assert loaded.stdout == "False\n", loaded.stderr
+
+
 def test_nodes_built_outside_a_parse_are_validated_and_keep_their_signature():
     import dataclasses
     import inspect
@@ -265,7 +381,7 @@ def test_nodes_built_outside_a_parse_are_validated_and_keep_their_signature():
     with pytest.raises(cst.CSTValidationError):
         cst.Name("1x")
     with pytest.raises(dataclasses.FrozenInstanceError):
-        cst.Name("x").value = "y"
+        cst.Name("x").value = "y"  # not thawed: frozen
     assert cst.Name("x", lpar=[cst.LeftParen()], rpar=[cst.RightParen()]).lpar
     dot = cst.Attribute(cst.Name("a"), cst.Name("b")).dot  # a field built by a factory
     assert dot.whitespace_before.deep_equals(cst.SimpleWhitespace(""))

@@ -1,5 +1,5 @@
-"""gradlint's optimisation inside libcst (speedups.py): verified versions only, one
-switch that turns it off, and the same findings either way."""
+"""gradlint's optimisations inside CPython and libcst (speedups.py): verified versions
+only, one switch that turns them off, and the same findings either way."""
 
 import json
 import os
@@ -11,10 +11,15 @@ from libcst import _version
 from gradlint import speedups
 
 STATE = (
-    "import libcst\n"
-    "from gradlint import engine\n"
+    "import dataclasses, libcst\n"
+    "from gradlint import engine, speedups\n"
+    "speedups.thaw()\n"
     "name = libcst.Name\n"
-    "print(json.dumps(name.__init__.__code__.co_filename))\n"
+    "print(json.dumps({\n"
+    "    'constructor': name.__init__.__code__.co_filename,\n"
+    "    'frozen': '__setattr__' in vars(name),\n"
+    "    'dataclasses_exec': 'exec' in vars(dataclasses),\n"
+    "}))\n"
 )
 MODEL = (
     "import torch\n"
@@ -62,17 +67,27 @@ def test_the_installed_libcst_and_python_are_the_verified_ones():
     )
 
 
-def test_the_constructors_are_installed_unless_switched_off():
-    assert _state(None) == "<gradlint.speedups Name>"
-    assert _state("1") == "<string>"  # the __init__ dataclasses wrote
+def test_the_optimisations_are_on_unless_switched_off():
+    on = {"constructor": "<gradlint.speedups Name>", "frozen": False, "dataclasses_exec": False}
+    assert _state(None) == on
+    off = {"constructor": "<string>", "frozen": True, "dataclasses_exec": False}
+    assert _state("1") == off  # the __init__ dataclasses wrote, frozen
+
+
+def test_the_dataclass_code_cache_is_open_until_the_engine_is_loaded():
+    opened = _run("import dataclasses, gradlint\nprint('exec' in vars(dataclasses))", None)
+    assert opened.stdout == "True\n", opened.stderr
+    assert _run("import dataclasses, gradlint\nprint('exec' in vars(dataclasses))", "1").stdout == (
+        "False\n"
+    )
 
 
 def test_an_unverified_release_turns_it_off(monkeypatch):
     monkeypatch.setattr(speedups, "VERIFIED_LIBCST", ())
-    assert not speedups.enabled()
+    assert not speedups.enabled() and speedups.python_verified()
     monkeypatch.setattr(speedups, "VERIFIED_LIBCST", (tuple(_version.version_tuple[:2]),))
     monkeypatch.setattr(speedups, "VERIFIED_PYTHON", ())
-    assert not speedups.enabled()
+    assert not speedups.enabled() and not speedups.python_verified()
 
 
 def test_the_same_findings_with_and_without_the_speedups(tmp_path):
