@@ -110,9 +110,26 @@ class Members:
                     # set on one arm of an undecided `if` (or again on another): either
                     value = one_of(owner.attrs[attr], value)
             owner.attrs[attr] = value
+        if isinstance(owner, Obj) and owner.torch_layer and target.attr.value in owner.parameters:
+            self._replaced_parameter(owner, target.attr.value, value)
         if isinstance(owner, Modules) and target.attr.value == "inplace" and _truth(value):
             self._changed(None)
             _force_inplace(owner.owner, frame.statement)
+
+    def _replaced_parameter(self, layer: Obj, attr: str, value) -> None:
+        """`self.emb.weight = nn.Parameter(w, requires_grad=False)`: the torch layer's
+        parameter is now that tensor. Every parameter replaced by one that requires no grad:
+        the layer trains nothing; a replacement of unknown grad (or on one arm of an
+        undecided `if`): what it trains is unknown."""
+        self._changed(layer)
+        known = isinstance(value, Tensor) and value.grad is not Grad.UNKNOWN
+        if self.undecided or not known:
+            layer.frozen = True
+            return
+        layer.attrs[attr] = value
+        replaced = [layer.attrs.get(name) for name in layer.parameters]
+        if all(isinstance(held, Tensor) and held.grad is Grad.OFF for held in replaced):
+            layer.frozen = layer.grad_off = True
 
     def _module_attribute(self, target, owner, value, frame: Frame, source=None, grown=None):
         """A ModuleAttributeSet event at `target` (`grown`: the node growing the attribute's
