@@ -1270,6 +1270,90 @@ def test_misspelled_flag_meant_to_make_a_factory_tensor_trainable_is_flagged(tmp
     assert "left the table without grad" in str(_run(tmp_path, run))
 
 
+# a torch layer whose parameter is replaced by a frozen one (Time-Series-Library) ---------
+
+FIXED_EMBEDDING = """\
+import math
+
+import torch
+import torch.nn as nn
+
+
+class FixedEmbedding(nn.Module):
+    def __init__(self, c_in, d_model):
+        super(FixedEmbedding, self).__init__()
+
+        w = torch.zeros(c_in, d_model).float()
+        position = torch.arange(0, c_in).float().unsqueeze(1)
+        div_term = (torch.arange(0, d_model, 2).float()
+                    * -(math.log(10000.0) / d_model)).exp()
+
+        w[:, 0::2] = torch.sin(position * div_term)
+        w[:, 1::2] = torch.cos(position * div_term)
+
+        self.emb = nn.Embedding(c_in, d_model)
+        self.emb.weight = nn.Parameter(w{flag})
+
+    def forward(self, x):
+        return self.emb(x).detach()
+"""
+
+
+def test_detach_of_a_layer_whose_parameter_was_replaced_by_a_frozen_one_is_quiet(tmp_path):
+    source = FIXED_EMBEDDING.format(flag=", requires_grad=False")
+    assert _findings(source) == []
+    run = source + textwrap.dedent(
+        """
+
+        emb = FixedEmbedding(5, 4)
+        if emb.emb(torch.tensor([1, 2])).requires_grad:
+            raise AssertionError("the frozen table's output requires grad")
+        """
+    )
+    assert _run(tmp_path, run) is None
+
+
+def test_detach_of_a_layer_whose_parameter_was_replaced_by_a_trainable_one_is_flagged(tmp_path):
+    source = FIXED_EMBEDDING.format(flag="")
+    assert _findings(source) == [(23, "GL202")]
+    run = source + "\n\nFixedEmbedding(5, 4)(torch.tensor([1, 2])).sum().backward()\n"
+    assert "does not require grad" in str(_run(tmp_path, run))
+
+
+# `retain_variables=`, the pre-0.4 name of retain_graph (pytorch-beginner, backward.py) -----
+
+JACOBIAN_BY_TWO_BACKWARDS = """\
+import torch as t
+from torch.autograd import Variable as v
+
+x = t.FloatTensor([2, 1]).view(1, 2)
+x = v(x, requires_grad=True)
+y = v(t.FloatTensor([[1, 2], [3, 4]]))
+
+z = t.mm(x, y)
+jacobian = t.zeros((2, 2))
+z.backward(t.FloatTensor([[1, 0]]){keep})  # dz1/dx1, dz1/dx2
+jacobian[:, 0] = x.grad.data
+x.grad.data.zero_()
+z.backward(t.FloatTensor([[0, 1]]))  # dz2/dx1, dz2/dx2
+jacobian[:, 1] = x.grad.data
+"""
+
+
+def test_second_backward_after_a_keyword_torch_rejects_is_quiet(tmp_path):
+    source = JACOBIAN_BY_TWO_BACKWARDS.format(keep=", retain_variables=True")
+    assert _findings(source) == []
+    with pytest.raises(TypeError, match="unexpected keyword argument 'retain_variables'"):
+        _run(tmp_path, source)  # at the first backward, before any graph is freed
+
+
+def test_second_backward_without_retain_graph_is_flagged(tmp_path):
+    source = JACOBIAN_BY_TWO_BACKWARDS.format(keep="")
+    assert _findings(source) == [(13, "GL305")]
+    assert "backward through the graph a second time" in str(_run(tmp_path, source))
+    assert _run(tmp_path, JACOBIAN_BY_TWO_BACKWARDS.format(keep=", retain_graph=True")) is None
+
+
 # a backward under `if loss.requires_grad:` in code also run under no_grad ---------------
 
 TRAIN_AND_EVAL = """\

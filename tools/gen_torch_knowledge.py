@@ -1157,6 +1157,21 @@ def derive_nn_non_modules() -> list[str]:
     )
 
 
+BACKWARD_ENTRIES = ("torch.Tensor.backward", "torch.autograd.backward", "torch.autograd.grad")
+
+
+def derive_backward_keywords() -> dict[str, list[str]]:
+    """The keywords each backward entry point takes (any other raises TypeError, such as
+    `retain_variables=`, the pre-0.4 name of `retain_graph=`)."""
+    found = {}
+    for name in BACKWARD_ENTRIES:
+        parameters = inspect.signature(_resolve(name.removeprefix("torch."))).parameters.values()
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+            continue  # takes any keyword: nothing to tell
+        found[name] = sorted(p.name for p in parameters if p.name != "self")
+    return found
+
+
 def generate() -> dict[str, Any]:
     torch.manual_seed(0)
     ops = derive_ops()
@@ -1170,6 +1185,7 @@ def generate() -> dict[str, Any]:
         "layers": layers,
         "windows": derive_windows(layers),
         "nn_non_modules": derive_nn_non_modules(),
+        "backward_keywords": derive_backward_keywords(),
     }
 
 

@@ -265,6 +265,13 @@ def nn_non_modules() -> frozenset[str]:
     return frozenset(_data()["nn_non_modules"])
 
 
+def backward_keywords(entry: str) -> frozenset[str] | None:
+    """The keywords a backward entry point takes (`torch.Tensor.backward`,
+    `torch.autograd.backward`, `torch.autograd.grad`); any other raises TypeError."""
+    found = _data().get("backward_keywords", {}).get(entry)
+    return frozenset(found) if found is not None else None
+
+
 def version() -> str:
     """The torch version the data came from."""
     return _data()["torch_version"]

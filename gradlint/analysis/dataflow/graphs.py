@@ -158,14 +158,23 @@ class Graphs:
 
 
 def keeps_graph(
-    call: cst.Call, positional_limit: int, truth: Callable[[cst.BaseExpression], bool | None]
+    call: cst.Call,
+    positional_limit: int,
+    truth: Callable[[cst.BaseExpression], bool | None],
+    accepted: frozenset[str] | None = None,
 ) -> bool | None:
     """Whether a backward call keeps its graph: `retain_graph=` / `create_graph=` true
     (or more positionals than `positional_limit`), False when neither is passed or both
     are false, None when only known at run time. `truth` tells what a flag's expression
-    evaluates to (None: unknown)."""
+    evaluates to (None: unknown). A keyword outside `accepted` (`retain_variables=`, the
+    name torch took before 0.4) makes torch raise TypeError at the call: None, for what
+    the code meant is not what runs."""
     positional = [a for a in call.args if a.keyword is None and not a.star]
     if len(positional) > positional_limit:
+        return None
+    if accepted is not None and any(
+        a.keyword is not None and a.keyword.value not in accepted for a in call.args
+    ):
         return None
     keeps: bool | None = False
     for arg in call.args:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from gradlint.analysis import knowledge
 from gradlint.analysis.context import (
     ClassInfo,
     ClassKind,
@@ -248,7 +249,8 @@ class Calls:
                 loss, loss_node = args[0][0] if args[0] else None, call.args[0].value
             if qualified is None:  # (torch.autograd.backward below)
                 limit = 1 if isinstance(receiver, Tensor) else 2
-                keeps = graphs.keeps_graph(call, limit, self._truth_of(state, frame))
+                accepted = knowledge.backward_keywords("torch.Tensor.backward")
+                keeps = graphs.keeps_graph(call, limit, self._truth_of(state, frame), accepted)
                 self._backward(call, loss, loss_node, keeps, state, frame)
             elif qualified != "torch.autograd.backward":  # of an imported object
                 self._trace("backward", call, frame)
@@ -276,7 +278,8 @@ class Calls:
             backward = qualified == "torch.autograd.backward"
             keyword = "tensors" if backward else "outputs"
             loss_node = _argument(call, keyword, 0)
-            keeps = graphs.keeps_graph(call, 2 if backward else 3, self._truth_of(state, frame))
+            limit, accepted = 2 if backward else 3, knowledge.backward_keywords(qualified)
+            keeps = graphs.keeps_graph(call, limit, self._truth_of(state, frame), accepted)
             loss = args[0][0] if args[0] else args[1].get(keyword)
             if loss_node is not None:
                 self._backward(call, loss, loss_node, keeps, state, frame)
