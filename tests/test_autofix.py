@@ -191,7 +191,8 @@ NO_FIX = {
     ),
     "GL502 own module class": (
         "GL502",
-        "import torch.nn as nn\n\n\nclass Block(nn.Module):\n    pass\n\n\n"
+        "import torch.nn as nn\n\n\nclass Block(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.fc = nn.Linear(2, 2)\n\n\n"
         "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
         "        self.blocks = [Block() for _ in range(3)]\n",
     ),

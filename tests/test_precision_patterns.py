@@ -1993,3 +1993,81 @@ def test_modules_kept_only_in_the_dict_are_flagged(tmp_path):
     source = SET_BY_PATH.format(install="pass", expected=4)
     assert "GL502" in [code for _, code in _findings(source)]
     assert _run(tmp_path, source) is None  # torch: the wrappers' scales are not parameters
+
+
+# GL502's premise: what a plain container keeps must hold state registration carries ------
+
+SPEED_PERTURB = """\
+import torch
+import torch.nn as nn
+import torchaudio
+
+
+class Resample(nn.Module):
+    def __init__(self, orig_freq=16000, new_freq=16000):
+        super().__init__()
+        self.orig_freq = orig_freq
+        self.new_freq = new_freq
+        self.resampler = {resampler}
+
+    def forward(self, waveforms):
+        if self.orig_freq == self.new_freq{skip}:
+            return waveforms
+        self.resampler.to(waveforms.device)
+        return self.resampler(waveforms[:, None])[:, 0]
+
+
+class SpeedPerturb(nn.Module):
+    def __init__(self, orig_freq, speeds=(90, 100, 110)):
+        super().__init__()
+        self.speeds = speeds
+        self.resamplers = []
+        for speed in self.speeds:
+            config = {{"orig_freq": orig_freq, "new_freq": round(orig_freq * 100 / speed)}}
+            self.resamplers.append(Resample(**config))
+
+    def forward(self, waveform):
+        index = torch.randint(0, len(self.speeds), (1,))
+        return self.resamplers[index](waveform)
+"""
+TORCHAUDIO_RESAMPLE = "torchaudio.transforms.Resample(orig_freq=orig_freq, new_freq=new_freq)"
+CONV = "nn.Conv1d(1, 1, 3, padding=1)"
+
+
+def test_plain_list_of_modules_whose_state_the_file_cannot_show_is_quiet():
+    """speechbrain's SpeedPerturb: a plain list of the file's Resample modules, whose only
+    layer comes from another package (torchaudio's Resample: no parameters, one kernel
+    buffer it rebuilds from the config). Nothing in the file shows a parameter, buffer or
+    train / eval switch the list would lose, so GL502 has no harm to claim."""
+    assert _findings(SPEED_PERTURB.format(resampler=TORCHAUDIO_RESAMPLE, skip="")) == []
+
+
+def test_plain_list_of_modules_holding_a_layer_with_parameters_is_flagged(tmp_path):
+    source = SPEED_PERTURB.format(resampler=CONV, skip="")
+    assert _findings(source) == [(27, "GL502")]
+    run = source.replace("import torchaudio\n", "") + textwrap.dedent(
+        """
+
+        model = SpeedPerturb(16000)
+        if not list(model.parameters()):
+            raise AssertionError("the resamplers' convolutions are missing from parameters()")
+        """
+    )
+    assert "missing from parameters()" in str(_run(tmp_path, run))
+
+
+def test_plain_list_of_modules_switched_by_train_or_eval_is_flagged(tmp_path):
+    """A module of the file without any layer, whose forward reads `self.training`:
+    model.eval() never reaches it in the plain list."""
+    source = SPEED_PERTURB.format(resampler="None", skip=" or not self.training")
+    assert _findings(source) == [(27, "GL502")]
+    run = source.replace("import torchaudio\n", "") + textwrap.dedent(
+        """
+
+        model = SpeedPerturb(16000, speeds=(100,))
+        model.eval()
+        if model.resamplers[0].training:
+            raise AssertionError("eval() did not reach the plain list's modules")
+        """
+    )
+    assert "eval() did not reach" in str(_run(tmp_path, run))

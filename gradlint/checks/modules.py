@@ -66,10 +66,30 @@ class ModuleStateChecker(Checker):
                     self._report_unregistered(info, f"{history[-1].written}.{attr}", site)
                 if (info, attr) in handed or _of_submodules(history, submodules):
                     continue
-                container = _container_site(history, registered)
+                container = _container_site(history, registered, self._may_hold_state)
                 if container is not None and container.node not in reported:
                     reported.add(container.node)
                     self._report_container(info, container)
+
+    def _may_hold_state(self, value, depth: int = 4) -> bool:
+        """`value` (a module or parameter a plain container keeps) holds something that
+        registering it would carry: it is a parameter or a torch layer, or an instance of a
+        module class of the file that inherits from a layer or an unresolved base, reads
+        `self.training`, registers state, sets attributes outside `__init__`, or whose
+        constructor stored such a value. A module of the file that stores only plain
+        values, or values the file cannot show, is not proven to lose anything."""
+        if not isinstance(value, Obj) or value.torch_layer or value.info is None or not depth:
+            return True
+        classes = _class_chain(value.info, self.file.index.by_name, self.imports)
+        if classes is None or any(_switches_or_registers(info) for info in classes):
+            return True
+        if not _assigned_in_init(classes) <= value.attrs.keys():  # its __init__ not run
+            return True
+        return any(
+            self._may_hold_state(item, depth - 1)
+            for stored in value.attrs.values()
+            for item in _stored_state(stored)
+        )
 
     # -- findings ------------------------------------------------------------------------
 
@@ -300,10 +320,14 @@ def _unregistered_site(history: list[ModuleAttributeSet], facts: FileFacts):
     return None
 
 
-def _container_site(history: list[ModuleAttributeSet], registered) -> ModuleAttributeSet | None:
+def _container_site(
+    history: list[ModuleAttributeSet], registered, may_hold_state
+) -> ModuleAttributeSet | None:
     """The event that put unregistered modules or parameters into the attribute's plain
     container: its assignment, or, for a container assigned empty, where the first ones
-    go in (`self.layers.append(...)`)."""
+    go in (`self.layers.append(...)`). None when none of the unregistered ones
+    `may_hold_state` (registering them would add nothing to parameters(), buffers(),
+    state_dict() nor to what train() / eval() switch)."""
     site, empty = None, False
     for event in history:
         held = _held(event.value)
@@ -316,7 +340,92 @@ def _container_site(history: list[ModuleAttributeSet], registered) -> ModuleAttr
     if site is None:
         return None
     held = _held(history[-1].value)
-    return site if any(not _is_registered(value, registered) for value in held) else None
+    lost = [value for value in held if not _is_registered(value, registered)]
+    return site if any(may_hold_state(value) for value in lost) else None
+
+
+_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+# calls that register state, or set attributes by a name known only at run time
+_REGISTERING = frozenset(
+    {"register_buffer", "register_parameter", "register_module", "add_module", "setattr"}
+)
+
+
+def _class_chain(info: ClassInfo, by_name, imports) -> list[ClassInfo] | None:
+    """`info` and its bases of the file, when every base outside the file is nn.Module
+    itself (not a torch layer, whose parameters the class inherits); else None."""
+    chain, pending = [], [info]
+    while pending:
+        current = pending.pop()
+        if current in chain:
+            continue
+        chain.append(current)
+        for base in current.base_names:
+            local = by_name.get(base)
+            if local is not None and local is not current:
+                pending.append(local)
+            elif imports.resolve_name(base) not in _MODULE_BASES:
+                return None
+    return chain
+
+
+def _switches_or_registers(info: ClassInfo) -> bool:
+    """A method of the class reads `self.training`, registers state, or sets an attribute
+    of `self` outside `__init__`."""
+    for name, method in info.methods.items():
+        for node in iter_nodes(method):
+            if isinstance(node, cst.Attribute) and dotted(node) == "self.training":
+                return True
+            if isinstance(node, cst.Call):
+                called = dotted(node.func) or ""
+                if called.rpartition(".")[2] in _REGISTERING:
+                    return True
+            if name != "__init__" and _sets_self_attribute(node):
+                return True
+    return False
+
+
+def _assigned_in_init(classes: list[ClassInfo]) -> set[str]:
+    """The attributes of `self` the classes' `__init__` methods assign."""
+    return {
+        target.attr.value
+        for info in classes
+        if "__init__" in info.methods
+        for node in iter_nodes(info.methods["__init__"])
+        for target in _self_targets(node)
+    }
+
+
+def _sets_self_attribute(node: cst.CSTNode) -> bool:
+    return bool(_self_targets(node))
+
+
+def _self_targets(node: cst.CSTNode) -> list[cst.Attribute]:
+    """The `self.<name>` targets `node` assigns."""
+    if isinstance(node, cst.Assign):
+        targets = [target.target for target in node.targets]
+    elif isinstance(node, cst.AnnAssign | cst.AugAssign):
+        targets = [node.target]
+    else:
+        return []
+    return [
+        target
+        for target in targets
+        if isinstance(target, cst.Attribute) and dotted(target.value) == "self"
+    ]
+
+
+def _stored_state(value) -> list:
+    """The parameters and modules an attribute value holds: itself, or what a list, tuple
+    or dict, or a plain object of the file, holds."""
+    found = []
+    for option in options_of(value):
+        parameter = isinstance(option, Tensor) and option.described == "parameter"
+        if parameter or isinstance(option, Obj) and option.is_module:
+            found.append(option)
+        else:
+            found.extend(_held(option))
+    return found
 
 
 def _is_registered(value: Obj | Tensor, registered: set[tuple[str, int]]) -> bool:
