@@ -15,7 +15,7 @@ from gradlint.analysis.dataflow.optimizers import owned
 from gradlint.analysis.dataflow.shapes import literal_str
 from gradlint.analysis.dataflow.values import Obj, Optimizer
 from gradlint.analysis.names import dotted
-from gradlint.analysis.walk import iter_nodes
+from gradlint.analysis.walk import iter_nodes, walk
 from gradlint.checks import Checker
 from gradlint.diagnostic import Witness, headline
 
@@ -43,20 +43,41 @@ class OptimizerReachChecker(Checker):
         self._check_never_stepped(reported)
         if not self._optimizers_built:
             return  # most files build no optimizer: no walk of the whole tree for them
-        for function in iter_nodes(self.file.module):
-            if isinstance(function, cst.FunctionDef):
-                self._check_dropped_group(function)
+        for function, built in self._functions_building(node).items():
+            self._check_dropped_group(function, built)
 
-    def _check_dropped_group(self, function: cst.FunctionDef) -> None:
+    def _functions_building(self, module: cst.Module) -> dict[cst.FunctionDef, cst.CSTNode]:
+        """Each function of the file's own `module` (nested ones too, in source order) whose
+        body holds an optimizer construction, with the construction of the last such
+        event: one walk of the tree. (A project definition's function is not walked: what
+        it would report is on a line of another file.)"""
+        last_event = {id(e.node): index for index, e in enumerate(self._optimizers_built)}
+        enclosing: list[cst.FunctionDef] = []
+        entered: list[cst.FunctionDef] = []
+        latest: dict[cst.FunctionDef, int] = {}
+
+        def enter(node: cst.CSTNode) -> None:
+            if type(node) is cst.FunctionDef:
+                enclosing.append(node)
+                entered.append(node)
+            index = last_event.get(id(node))
+            if index is not None:
+                for function in enclosing:
+                    latest[function] = max(latest.get(function, -1), index)
+
+        def leave(node: cst.CSTNode) -> None:
+            if type(node) is cst.FunctionDef:
+                enclosing.pop()
+
+        walk(module, enter, leave)
+        return {f: self._optimizers_built[latest[f]].node for f in entered if f in latest}
+
+    def _check_dropped_group(self, function: cst.FunctionDef, built: cst.CSTNode) -> None:
         """A param group dict (`params = {"lr": ..., ...}`) whose last binding in the body
         is only filled (`params["params"].append(p)`) and never handed on, in a body that
-        builds an optimizer: its parameters reach no optimizer (HVPNeT#5)."""
+        builds an optimizer (`built`, its last): its parameters reach no optimizer
+        (HVPNeT#5)."""
         body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
-        built = [
-            e.node for e in self._optimizers_built if any(n is e.node for n in iter_nodes(function))
-        ]
-        if not built:
-            return
         for index, statement in enumerate(body):
             name = _param_group_bound(statement)
             later = body[index + 1 :]
@@ -68,7 +89,7 @@ class OptimizerReachChecker(Checker):
                     uses += 1
                 filled += _fills(node, name)
             if filled and uses == filled:
-                self._report_dropped(built[-1], statement, name)
+                self._report_dropped(built, statement, name)
                 return
 
     @cached_property
