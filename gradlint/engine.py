@@ -15,6 +15,8 @@ import libcst as cst
 
 from gradlint import project, speedups
 from gradlint.analysis.walk import (
+    LAYOUT,
+    TOKENS,
     defines_hook,
     iter_nodes,
     node_classes,
@@ -601,8 +603,29 @@ def _linked_statements(pieces: tuple[str, ...]) -> tuple[list, int, frozenset]:
 def _piece(text: str) -> tuple[tuple[cst.BaseStatement, ...], int, frozenset]:
     """One definition's statements (parsed once per process), lines and functions."""
     with speedups.unvalidated():
-        body = cst.parse_module(text).body
+        module = cst.parse_module(text)
+    body = module.body
     functions = frozenset(
-        node for node in iter_nodes(cst.Module(body=body)) if type(node) is cst.FunctionDef
+        node
+        for node in iter_nodes(cst.Module(body=body), _HOLD_NO_DEFINITION)
+        if type(node) is cst.FunctionDef
     )
+    # the statements print as `text` does unless comments or blank lines surround them
+    # or its newlines are not the default ones
+    plain = not (module.header or module.footer) and module.has_trailing_newline
+    if plain and module.default_newline == "\n":
+        return body, text.count("\n"), functions
     return body, cst.Module(body=body).code.count("\n"), functions
+
+
+# Nodes below which no function is defined (a `def` is a statement of a block):
+# expressions, lines of small statements, layout and tokens.
+_HOLD_NO_DEFINITION = (
+    frozenset(
+        kind
+        for kind in node_classes()
+        if issubclass(kind, cst.BaseExpression | cst.SimpleStatementLine | cst.SimpleStatementSuite)
+    )
+    | LAYOUT
+    | TOKENS
+)

@@ -236,7 +236,25 @@ def _decorators(statement: ast.stmt) -> list:
 def _names(node: ast.AST) -> frozenset[str]:
     import ast
 
-    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+    return frozenset(n.id for n in _nodes(node) if type(n) is ast.Name)
+
+
+def _nodes(node: ast.AST) -> list:
+    """`node` and every node below it (`ast.walk`'s, in another order, without its
+    generators: a third of its time)."""
+    from ast import AST
+
+    found, pending = [], [node]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if type(value) is list:
+                pending += [item for item in value if isinstance(item, AST)]
+            elif isinstance(value, AST):
+                pending.append(value)
+    return found
 
 
 def _module(path: str) -> _Module | None:
@@ -489,9 +507,9 @@ def _stored(tree: ast.Module) -> frozenset[str]:
     import ast
 
     return frozenset(
-        node.id if isinstance(node, ast.Name) else node.arg
-        for node in ast.walk(tree)
-        if isinstance(node, ast.arg) or (isinstance(node, ast.Name) and type(node.ctx) is ast.Store)
+        node.id if type(node) is ast.Name else node.arg
+        for node in _nodes(tree)
+        if type(node) is ast.arg or (type(node) is ast.Name and type(node.ctx) is ast.Store)
     )
 
 
