@@ -255,3 +255,53 @@ def test_a_file_is_read_with_the_definitions_it_imports_from_its_project(tmp_pat
     stated = facts.statement_facts(str(train))
     assert stated.query(4, "model").facts["class"] == "Net"  # lines are train.py's own
     assert stated.query(5, "fc").facts["class"] == "torch.nn.Linear"
+
+
+CALLERS_KNOWN = textwrap.dedent(
+    """\
+    import torch
+    import torch.nn as nn
+
+
+    class Gate(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            self.apply(self._init)
+
+        def _init(self, m):
+            kind = type(m)
+
+        def _scale(self, x):
+            s = x.sigmoid()
+            return s
+
+        def forward(self, x: torch.Tensor):
+            h = self.fc(x)
+            return h * self._scale(h)
+
+
+    def train(model, data):
+        out = model(data)
+        out.sum().backward()
+
+
+    if __name__ == "__main__":
+        model = Gate()
+        for step in range(2):
+            train(model, torch.randn(2, 4))
+    """
+)
+
+
+def test_a_function_every_call_of_the_file_runs_inline_is_not_run_on_its_own(tmp_path):
+    stated = StatementFacts(CALLERS_KNOWN)
+    # the script's `train` and the private `_scale` run only inline: their arguments known
+    assert stated.query(24, "out").facts["grad"] == "nonleaf"
+    assert stated.query(24, "out").contexts == 2  # the loop's two passes, not a third run
+    scale = stated.query(15, "s")  # inline in forward on its own and in each pass
+    assert scale.contexts == 3 and scale.facts["kind"] == "tensor"
+    # `_init` is passed as a callback: called where the file cannot show, run on its own
+    assert stated.query(12, "kind").causes["kind"] == "argument of a function run on its own"
+    tally = _check(tmp_path, CALLERS_KNOWN)
+    assert tally.contradictions == [] and tally.known["grad"] >= 3

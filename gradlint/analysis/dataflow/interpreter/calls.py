@@ -223,6 +223,7 @@ class Calls:
         )
 
     def _call(self, call: cst.Call, state: State, frame: Frame):
+        self.evaluated[call] += 1
         func = call.func
         qualified = self.imports.resolve(func)
         method = func.attr.value if isinstance(func, cst.Attribute) else None
@@ -596,6 +597,7 @@ class Calls:
             if receiver is not None:  # what it reads is unknown: all of its parameters
                 frame.called_modules.add(receiver)
             return None
+        self.inlined_at[call, node] += 1
         env = self._bind_call(node, owner, bound, args)
         callee_grad = state.grad
         for decorator in node.decorators:

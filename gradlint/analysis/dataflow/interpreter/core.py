@@ -3,6 +3,7 @@ __init__, function summaries reused across call sites."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 import libcst as cst
@@ -71,7 +72,7 @@ from gradlint.analysis.dataflow.values import (
     new_storage,
     replace,
 )
-from gradlint.analysis.names import ImportTable
+from gradlint.analysis.names import ImportTable, nested_blocks
 from gradlint.analysis.walk import iter_nodes, visit
 
 
@@ -190,6 +191,12 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
             node.name.value: node for node, owner in self.functions.items() if owner is None
         }
         self.calls = scan.by_body
+        self.scan = scan
+        self.script = any(_is_main_guard(statement) for statement in module.body)
+        self.module_level = _module_level(module)
+        # how often each call was evaluated, and ran each function of the file inline
+        self.evaluated: Counter[cst.Call] = Counter()
+        self.inlined_at: Counter[tuple[cst.Call, cst.FunctionDef]] = Counter()
         self.shapes = ShapeFlow(imports, module, scan.by_callee)
         self.dirty = {node: frozenset(names) for node, names in scan.dirty.items()}
         self.freezes = scan.freezes
@@ -267,10 +274,50 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         final = (after or state).env
         self.globals = {name: value for name, value in final.items() if name in once}
         covered = self._run_by_the_module_body()
-        for node, owner in self.functions.items():
-            if node not in self.ran and node not in foreign and node not in covered:
-                self._standalone(node, owner)
+        left = [n for n in self.functions if n not in self.ran | foreign | covered]
+        callers_known = {node: calls for node in left if (calls := self._callers_known(node))}
+        for node in left:
+            if node not in callers_known and node not in self.ran:
+                self._standalone(node, self.functions[node])
+        # a function whose every call the file shows runs in its callers' contexts; on its
+        # own (every argument unknown) only when some call did not run it inline
+        pending = list(callers_known)
+        while pending:
+            pending = [
+                node
+                for node in pending
+                if node not in self.ran and not self._inlined_at_every_call(node, callers_known)
+            ]
+            if pending:
+                self._standalone(pending[0], self.functions[pending[0]])
         self._drop_edits_of_functions_called_without_grad()
+
+    def _callers_known(self, node: cst.FunctionDef) -> list[cst.Call] | None:
+        """The calls of `node` when they are all in this file: a private method
+        (`self._scale(x)`) or function (`_helper(x)`), a function nested in another, or
+        any function or method of a script (`if __name__ == "__main__":`); named only
+        where it is called (never passed as a callback or stored), not decorated but to
+        set the grad mode. None otherwise."""
+        name = node.name.value
+        if name.startswith("__") or self._role(node, self.functions[node]) is not None:
+            return None
+        if any(self.scope.grad_effect(d.decorator) is None for d in node.decorators):
+            return None
+        owner = self.functions[node]
+        nested = owner is None and node not in self.module_level
+        if not (name.startswith("_") or nested or self.script):
+            return None
+        return self.scan.only_called(name, method=owner is not None) or None
+
+    def _inlined_at_every_call(self, node: cst.FunctionDef, callers_known) -> bool:
+        """Whether every evaluation of every call of `node` ran it inline (its facts are
+        then those of its callers' contexts), with no call cut for the step budget."""
+        if self.steps > MAX_STEPS:
+            return False
+        return all(
+            self.evaluated[call] and self.evaluated[call] == self.inlined_at[call, node]
+            for call in callers_known[node]
+        )
 
     def _run_by_the_module_body(self) -> set[cst.FunctionDef]:
         """Module-level functions the module body ran inline exactly once, with no call
@@ -614,6 +661,29 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
             if any(bound < order < at for at, bound in frame.backward_calls):
                 where = "between a forward pass and its backward()"
                 self.facts.data_writes.append(DataWrite(node, name, where))
+
+
+def _module_level(module: cst.Module) -> frozenset[cst.FunctionDef]:
+    """The functions the module's own statements define (not methods, not nested)."""
+    found, pending = [], list(module.body)
+    while pending:
+        statement = pending.pop()
+        if isinstance(statement, cst.FunctionDef):
+            found.append(statement)
+        elif isinstance(statement, cst.If | cst.Try | cst.With | cst.For | cst.While):
+            pending.extend(itertools.chain.from_iterable(nested_blocks(statement)))
+    return frozenset(found)
+
+
+def _is_main_guard(statement: cst.CSTNode) -> bool:
+    """`if __name__ == "__main__":`"""
+    if not isinstance(statement, cst.If) or not isinstance(statement.test, cst.Comparison):
+        return False
+    test = statement.test
+    sides = [test.left, *(c.comparator for c in test.comparisons)]
+    return any(isinstance(s, cst.Name) and s.value == "__name__" for s in sides) and any(
+        isinstance(s, cst.SimpleString) and s.evaluated_value == "__main__" for s in sides
+    )
 
 
 def _set_by_subclasses(info: ClassInfo, index) -> frozenset[str]:

@@ -120,6 +120,13 @@ class CallScan(cst.CSTVisitor):
         self.freezes = False  # something switches requires_grad off
         self.built_inside: set[str] = set()  # classes called inside a function or method
         self.by_callee: dict[str, list[cst.Call]] = {}  # `f(...)` calls by the name called
+        self.by_method: dict[str, list[cst.Call]] = {}  # `x.f(...)` calls by the method name
+        # each identifier's occurrences: all of them, as a keyword (`f(name=...)`), as an
+        # attribute (`x.name`), and naming a function defined
+        self.mentions: collections.Counter[str] = collections.Counter()
+        self.keywords: collections.Counter[str] = collections.Counter()
+        self.attributes: collections.Counter[str] = collections.Counter()
+        self.defined: collections.Counter[str] = collections.Counter()
 
     def leave_Module(self, node: cst.Module) -> None:
         self.complete = True
@@ -139,6 +146,13 @@ class CallScan(cst.CSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.stack.append(node)
         self.by_body.setdefault(node, _Calls())
+        self.defined[node.name.value] += 1
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.mentions[node.value] += 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.attributes[node.attr.value] += 1
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.stack.pop()
@@ -146,6 +160,11 @@ class CallScan(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         if isinstance(node.func, cst.Name):
             self.by_callee.setdefault(node.func.value, []).append(node)
+        elif isinstance(node.func, cst.Attribute):
+            self.by_method.setdefault(node.func.attr.value, []).append(node)
+        for arg in node.args:
+            if arg.keyword is not None:
+                self.keywords[arg.keyword.value] += 1
         calls = self.by_body[self.stack[-1]]
         name = dotted(node.func) or ""
         if name and (name.count(".") == 0 or (name.startswith("self.") and name.count(".") == 1)):
@@ -164,6 +183,19 @@ class CallScan(cst.CSTVisitor):
         if last == "mark_dirty" and self.stack[-1] is not None:
             marked = self.dirty.setdefault(self.stack[-1], set())
             marked.update(dotted(a.value) or "" for a in node.args)
+
+    def only_called(self, name: str, method: bool) -> list[cst.Call] | None:
+        """The calls of a function (`name(...)`) or of a method (`x.name(...)`) of the
+        file, when every other occurrence of the identifier is a function's definition:
+        it is never passed, stored or returned. None otherwise."""
+        functions = self.by_callee.get(name, [])
+        methods = self.by_method.get(name, [])
+        bare = self.mentions[name] - self.attributes[name] - self.keywords[name]
+        if bare != len(functions) + self.defined[name]:
+            return None
+        if method and self.attributes[name] != len(methods):
+            return None
+        return methods if method else functions
 
 
 def _maps_items(expr, clause, source) -> bool:
