@@ -904,3 +904,116 @@ class Net(nn.Module):
         return self.fc(x)
 """
     assert "GL502" not in codes(source)
+
+
+_EMPTY_MODULE = """
+import argparse
+
+import torch
+import torch.nn as nn
+
+
+class Autoencoder(nn.Module):
+    def __init__(self, hparams):
+        super().__init__()
+        self.hparams = hparams
+        {layers}
+
+    def forward(self, x):
+        return self.decoder(self.encoder(x))
+
+    def configure_optimizers(self):
+        return torch.optim.Adam({params}, lr=self.hparams.lr)
+
+
+model = Autoencoder(argparse.Namespace(lr=1e-3, n=4))
+optimizer = model.configure_optimizers()
+"""
+
+
+@pytest.mark.parametrize(
+    "layers, params",
+    [
+        # Lightning#2282: the layers bound to locals, never to `self`
+        (
+            "encoder = nn.Linear(hparams.n, 2); decoder = nn.Linear(2, hparams.n)",
+            "self.parameters()",
+        ),
+        ("encoder = nn.Linear(hparams.n, 2)", "list(self.parameters())"),
+        ("pass", "filter(lambda p: p.requires_grad, self.parameters())"),
+    ],
+)
+def test_optimizer_over_a_module_that_registers_nothing(layers, params):
+    (finding,) = lint(_EMPTY_MODULE.format(layers=layers, params=params))
+    assert finding.code == "GL507" and finding.line == 18 and "no parameter" in finding.message
+
+
+def test_optimizer_over_a_module_with_a_misspelt_init():
+    """cmc-csci181#7: `_init_` never runs, nn.Module's own `__init__` does."""
+    source = """
+import torch
+import torch.nn as nn
+
+
+class CNNModel(nn.Module):
+    def _init_(self):
+        super(CNNModel, self)._init_()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+model = CNNModel()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+"""
+    (finding,) = lint(source)
+    assert finding.code == "GL507" and finding.line == 16
+
+
+@pytest.mark.parametrize(
+    "layers",
+    [
+        "self.encoder = nn.Linear(hparams.n, 2); self.decoder = nn.Linear(2, hparams.n)",
+        # registered through a loop the interpreter does not follow name by name
+        "for i in range(2): setattr(self, f'layer{i}', nn.Linear(2, 2))",
+        "self.add_module('encoder', nn.Linear(hparams.n, 2))",
+        "self.layers = nn.ModuleList([nn.Linear(2, 2)])",
+        "self.weight = nn.Parameter(torch.zeros(2))",
+        "self.build()",  # a method the constructor calls sets the layers
+        # an undecided branch may set a layer
+        "if hparams.n > torch.randint(0, 8, (1,)).item(): self.encoder = nn.Linear(2, 2)",
+        "self.encoder = make_encoder(hparams)",  # unknown value
+        "self.relu = nn.ReLU()",  # a torch layer: its facts tell its own parameters only
+    ],
+)
+def test_optimizer_over_a_module_that_may_hold_parameters_is_quiet(layers):
+    source = _EMPTY_MODULE.format(layers=layers, params="self.parameters()")
+    source += """
+def make_encoder(hparams):
+    return torch.hub.load("repo", "encoder")
+"""
+    source = source.replace(
+        "    def forward(self, x):",
+        "    def build(self):\n        self.encoder = nn.Linear(4, 2)\n\n    def forward(self, x):",
+    )
+    assert "GL507" not in codes(source)
+
+
+def test_optimizer_in_a_method_of_a_class_never_built_is_quiet():
+    """`self` of a method analysed on its own was built by no call: its attributes are
+    not known."""
+    source = _EMPTY_MODULE.format(layers="pass", params="self.parameters()")
+    source = source.replace("model = Autoencoder", "# model = Autoencoder").replace(
+        "optimizer = model", "# optimizer = model"
+    )
+    assert "GL507" not in codes(source)
+
+
+def test_optimizer_over_a_subclass_of_an_unknown_base_is_quiet():
+    source = _EMPTY_MODULE.format(layers="pass", params="self.parameters()")
+    source = source.replace(
+        "class Autoencoder(nn.Module):", "class Autoencoder(pl.LightningModule):"
+    )
+    source = "import pytorch_lightning as pl\n" + source
+    assert "GL507" not in codes(source)

@@ -13,7 +13,7 @@ import libcst as cst
 from gradlint.analysis.dataflow.events import TrainingEvent
 from gradlint.analysis.dataflow.optimizers import owned
 from gradlint.analysis.dataflow.shapes import literal_str
-from gradlint.analysis.dataflow.values import Obj, Optimizer
+from gradlint.analysis.dataflow.values import Obj, Optimizer, Tensor, options_of
 from gradlint.analysis.names import dotted
 from gradlint.analysis.walk import iter_nodes, walk
 from gradlint.checks import Checker
@@ -41,6 +41,7 @@ class OptimizerReachChecker(Checker):
             if any(e.kind == "step" for e in events):
                 self._check_run(sorted(events, key=lambda e: e.time), reported)
         self._check_never_stepped(reported)
+        self._check_no_parameters()
         if not self._optimizers_built:
             return  # most files build no optimizer: no walk of the whole tree for them
         for function, built in self._functions_building(node).items():
@@ -91,6 +92,48 @@ class OptimizerReachChecker(Checker):
             if filled and uses == filled:
                 self._report_dropped(built, statement, name)
                 return
+
+    def _check_no_parameters(self) -> None:
+        """An optimizer built over `m.parameters()` of a module of the file proven to hold
+        no parameter (its layers bound to locals, a misspelt `__init__`, nothing but
+        buffers), or over only the trainable ones of a module every parameter of which is
+        frozen: torch raises "optimizer got an empty parameter list"."""
+        reported: set[cst.CSTNode] = set()
+        for built in self.file.dataflow.optimizers:
+            owner = built.drawn_from.owner if built.drawn_from is not None else None
+            if owner is None or built.node in reported:
+                continue
+            if built.trainable_only and owner.grad_off:
+                reason = "every parameter of it is frozen and only those requiring grad are given"
+            elif self._empty_modules.proven(owner):
+                reason = "it registers no parameter (no layer or Parameter is set on `self`)"
+            else:
+                continue
+            reported.add(built.node)
+            self._report_no_parameters(built, owner, reason)
+
+    @cached_property
+    def _empty_modules(self) -> _EmptyModule:
+        return _EmptyModule(self.file)
+
+    def _report_no_parameters(self, built, owner: Obj, reason: str) -> None:
+        short = built.kind.rpartition(".")[2]
+        self.report(
+            built.node,
+            "GL507",
+            headline(
+                "{optimizer} gets no parameter: {owner} holds none it can update",
+                optimizer=f"`{short}`",
+                owner=f"`{owner.kind}`",
+            ),
+            witness=_EMPTY_WITNESS,
+            detail=(
+                f"`{owner.kind}.parameters()` is empty here: {reason}. Torch raises "
+                'ValueError ("optimizer got an empty parameter list"). Assign the layers to '
+                "attributes of `self` in `__init__` (`self.fc = nn.Linear(...)`), or give the "
+                "optimizer the parameters that are meant to train."
+            ),
+        )
 
     @cached_property
     def _optimizers_built(self) -> list[TrainingEvent]:
@@ -439,6 +482,168 @@ _LEFT_OUT_WITNESS = Witness(
     "    raise AssertionError('the layer after the trained ones never trains')\n",
     "the layer after the trained ones never trains",
 )
+
+
+_EMPTY_WITNESS = Witness(
+    "import torch\n"
+    "class Net(torch.nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        fc = torch.nn.Linear(3, 2)\n"
+    "torch.optim.SGD(Net().parameters(), lr=0.1)\n",
+    "optimizer got an empty parameter list",
+)
+
+
+# names through which a class may register a module or parameter the interpreter does not
+# follow (or follows only in part): a class using any of them is never proven empty
+_DYNAMIC_REGISTRATION = frozenset(
+    {
+        "setattr",
+        "__setattr__",
+        "add_module",
+        "register_module",
+        "register_parameter",
+        "_modules",
+        "_parameters",
+        "__dict__",
+        "vars",
+        "exec",
+        "eval",
+        "apply",
+    }
+)
+
+
+class _EmptyModule:
+    """Whether an instance of a module class of the file is proven to hold no parameter:
+    built by a call the interpreter followed; its class and every local base written in
+    the file, under `torch.nn.Module` alone, with no decorator, metaclass or dynamic
+    registration; every `self.<name> = ...` of a method that can run (`__init__`, a dunder,
+    a method named anywhere outside its own body) seen by the interpreter on the
+    instance, and every attribute a value torch does not register as a parameter (a
+    plain value, a list or dict, a tensor that is no Parameter) or a module of the file
+    proven empty in turn (a torch layer never is: its facts tell only its own parameters,
+    not those of the layers it builds)."""
+
+    def __init__(self, file) -> None:
+        self.file = file
+        self.index = file.index
+        self.imports = file.imports
+
+    def proven(self, obj: Obj, seen: frozenset[int] = frozenset()) -> bool:
+        if id(obj) in seen:
+            return True
+        seen = seen | {id(obj)}
+        if obj.torch_layer:
+            return False  # its facts tell its own parameters, not those of its sub-layers
+        info = obj.info
+        if info is None or obj.constructor is None or not info.is_module:
+            return False
+        chain = self._local_chain(info)
+        if chain is None or not self._assigned_seen(chain, obj):
+            return False
+        return all(self._not_registered(value, seen) for value in obj.attrs.values())
+
+    def _local_chain(self, info, depth: int = 0):
+        """The class and its local bases, when every base is one of them or exactly
+        `torch.nn.Module` and nothing registers dynamically; None otherwise."""
+        node = info.node
+        if depth > 20 or self.index.by_name.get(info.name) is not info:
+            return None
+        if node.decorators or node.keywords or _registers_dynamically(node):
+            return None
+        chain = [info]
+        for base in info.base_names:
+            local = self.index.by_name.get(base)
+            if local is not None and local is not info:
+                rest = self._local_chain(local, depth + 1)
+                if rest is None:
+                    return None
+                chain += rest
+            elif self.imports.resolve_name(base) != "torch.nn.Module":
+                return None
+        return chain
+
+    def _assigned_seen(self, chain, obj: Obj) -> bool:
+        """Every attribute a method that can run sets on `self` is on the instance."""
+        for info in chain:
+            for name, method in info.methods.items():
+                if not self._can_run(name, method):
+                    continue
+                if any(attr not in obj.attrs for attr in _self_attributes(method)):
+                    return False
+        return True
+
+    def _can_run(self, name: str, method: cst.FunctionDef) -> bool:
+        """A dunder, or a method whose name the file mentions outside its own body."""
+        if name.startswith("__"):
+            return True
+        mentions = self._mentions.get(name, ())
+        inside = {id(n) for n in iter_nodes(method)} if mentions else set()
+        return any(id(node) not in inside for node in mentions)
+
+    @cached_property
+    def _mentions(self) -> dict[str, list[cst.CSTNode]]:
+        """Each name of the file, as a name or an attribute, with the nodes naming it."""
+        found: dict[str, list[cst.CSTNode]] = {}
+        for node in iter_nodes(self.file.module):
+            if isinstance(node, cst.Attribute):
+                found.setdefault(node.attr.value, []).append(node.attr)
+            elif isinstance(node, cst.Name):
+                found.setdefault(node.value, []).append(node)
+        return found
+
+    def _not_registered(self, value, seen: frozenset[int]) -> bool:
+        for option in options_of(value):
+            if option is None:
+                return False  # not known: may be a module
+            if isinstance(option, Tensor) and option.described == "parameter":
+                return False
+            if isinstance(option, Obj) and option.is_module and not self.proven(option, seen):
+                return False
+            plain = isinstance(option, Obj) and not option.is_module and option.info is None
+            if plain and option.kind.startswith("torch."):
+                return False  # a torch object of a kind not told apart
+        return True
+
+
+def _registers_dynamically(node: cst.ClassDef) -> bool:
+    for child in iter_nodes(node):
+        if isinstance(child, cst.Name) and child.value in _DYNAMIC_REGISTRATION:
+            return True
+        if isinstance(child, cst.Attribute) and child.attr.value in _DYNAMIC_REGISTRATION:
+            return True
+    return False
+
+
+def _self_attributes(method: cst.FunctionDef) -> set[str]:
+    """The attributes `method` assigns on its first parameter (`self.x = ...`, `self.x:
+    T = ...`, `self.x += ...`, in tuples of targets too)."""
+    params = method.params.params
+    if not params:
+        return set()
+    me = params[0].name.value
+    targets: list[cst.BaseExpression] = []
+    for node in iter_nodes(method):
+        if isinstance(node, cst.Assign):
+            targets += [t.target for t in node.targets]
+        elif isinstance(node, cst.AnnAssign | cst.AugAssign):
+            targets.append(node.target)
+    found = set()
+    while targets:
+        target = targets.pop()
+        if isinstance(target, cst.Tuple | cst.List):
+            targets += [element.value for element in target.elements]
+        elif isinstance(target, cst.StarredElement):
+            targets.append(target.value)
+        elif (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == me
+        ):
+            found.add(target.attr.value)
+    return found
 
 
 _GROUP_KEYS = frozenset({"params", "lr", "weight_decay", "momentum", "betas", "eps"})

@@ -8,7 +8,16 @@ import libcst as cst
 
 from gradlint.analysis.context import ClassInfo
 from gradlint.analysis.dataflow.graphs import Freed, GraphNode, Step
-from gradlint.analysis.dataflow.values import Cut, Grad, Mapping, Obj, Seq, Tensor, Value
+from gradlint.analysis.dataflow.values import (
+    Cut,
+    Grad,
+    Mapping,
+    Obj,
+    Parameters,
+    Seq,
+    Tensor,
+    Value,
+)
 
 
 @dataclass(frozen=True)
@@ -161,11 +170,15 @@ class ContainerPassed:
 
 @dataclass(eq=False)
 class OptimizerBuilt:
-    """`torch.optim.<Optimizer>(params, ...)`, with what `params` holds."""
+    """`torch.optim.<Optimizer>(params, ...)`, with what `params` holds. `drawn_from`: the
+    `m.parameters()` the params are, through `list(...)` / `tuple(...)`; `trainable_only`:
+    through `filter(lambda p: p.requires_grad, ...)` too."""
 
     node: cst.Call
     kind: str
     params: Value | None
+    drawn_from: Parameters | None = None
+    trainable_only: bool = False
 
 
 @dataclass(eq=False)

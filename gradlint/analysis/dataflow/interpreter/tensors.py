@@ -522,6 +522,32 @@ class TorchSemantics:
             parts.append(value)
         return Seq(tuple(parts))
 
+    def _parameters_drawn(self, call: cst.Call, state: State) -> tuple[Parameters | None, bool]:
+        """The `m.parameters()` an optimizer's first argument is, through `list(...)` /
+        `tuple(...)` and `filter(lambda p: p.requires_grad, ...)` (then True besides)."""
+        first = call.args[0] if call.args else None
+        keyword = first.keyword.value if first is not None and first.keyword else None
+        if first is None or first.star or keyword not in (None, "params"):
+            return None, False
+        node, trainable_only = first.value, False
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            builtin, arguments = node.func.value, node.args
+            if builtin in state.env or any(arg.star or arg.keyword for arg in arguments):
+                break
+            if builtin in ("list", "tuple") and len(arguments) == 1:
+                node = arguments[0].value
+            elif builtin == "filter" and len(arguments) == 2:
+                if not _keeps_trainable(arguments[0].value):
+                    break
+                node, trainable_only = arguments[1].value, True
+            else:
+                break
+        found = self.values.get(node)
+        drawn = found[0] if found is not None else None
+        if isinstance(drawn, Parameters) and not drawn.named:
+            return drawn, trainable_only
+        return None, False
+
     def _torch_call(self, call: cst.Call, qualified: str, args, state: State, frame: Frame):
         positional, keywords = args
         first = positional[0] if positional else None
@@ -560,7 +586,10 @@ class TorchSemantics:
             params = keywords.get("params", positional[0] if positional else None)
             if params is None:
                 params = self._chained_parameters(call)
-            self.facts.optimizers.append(OptimizerBuilt(call, qualified, params))
+            drawn_from, trainable_only = self._parameters_drawn(call, state)
+            self.facts.optimizers.append(
+                OptimizerBuilt(call, qualified, params, drawn_from, trainable_only)
+            )
             built = optimizers.optimizer(params)
             self._trace("optimizer", call, frame, receiver=built)
             return built
@@ -984,3 +1013,17 @@ class TorchSemantics:
             self.facts.data_writes.append(DataWrite(node, name, where))
             return
         frame.data_writes.append((frame.order, node, name))
+
+
+def _keeps_trainable(predicate: cst.BaseExpression) -> bool:
+    """`lambda p: p.requires_grad`: a filter keeping the parameters that require grad."""
+    if not isinstance(predicate, cst.Lambda) or len(predicate.params.params) != 1:
+        return False
+    name = predicate.params.params[0].name.value
+    body = predicate.body
+    return (
+        isinstance(body, cst.Attribute)
+        and body.attr.value == "requires_grad"
+        and isinstance(body.value, cst.Name)
+        and body.value.value == name
+    )
