@@ -2071,3 +2071,82 @@ def test_plain_list_of_modules_switched_by_train_or_eval_is_flagged(tmp_path):
         """
     )
     assert "eval() did not reach" in str(_run(tmp_path, run))
+
+
+SERIES_DECOMP = """\
+import torch
+import torch.nn as nn
+
+
+class moving_avg(nn.Module):
+    def __init__(self, kernel_size, stride):
+        super(moving_avg, self).__init__()
+        self.kernel_size = kernel_size
+        self.avg = {layer}
+
+    def forward(self, x):
+        front = x[:, 0:1, :].repeat(1, (self.kernel_size - 1) // 2, 1)
+        end = x[:, -1:, :].repeat(1, (self.kernel_size - 1) // 2, 1)
+        x = torch.cat([front, x, end], dim=1)
+        return self.avg(x.permute(0, 2, 1)).permute(0, 2, 1)
+
+
+class series_decomp(nn.Module):
+    def __init__(self, kernel_size):
+        super(series_decomp, self).__init__()
+        self.moving_avg = moving_avg(kernel_size, stride=1)
+
+    def forward(self, x):
+        moving_mean = self.moving_avg(x)
+        return x - moving_mean, moving_mean
+
+
+class series_decomp_multi(nn.Module):
+    def __init__(self, kernel_size):
+        super(series_decomp_multi, self).__init__()
+        self.kernel_size = kernel_size
+        self.series_decomp = [series_decomp(kernel) for kernel in kernel_size]
+
+    def forward(self, x):
+        parts = [func(x) for func in self.series_decomp]
+        return sum(p[0] for p in parts) / len(parts), sum(p[1] for p in parts) / len(parts)
+"""
+
+# torch: the plain list against an nn.ModuleList of the same blocks, both in eval mode
+DECOMP_COMPARED = """
+
+torch.manual_seed(0)
+plain = series_decomp_multi({kernels})
+registered = series_decomp_multi({kernels})
+registered.series_decomp = nn.ModuleList(registered.series_decomp)
+if list(registered.parameters()) or list(registered.buffers()):
+    raise AssertionError("registering the blocks adds parameters or buffers")
+assert plain.state_dict().keys() == registered.state_dict().keys()
+plain.eval()
+registered.eval()
+x = torch.randn(2, 8, 1)
+if not torch.equal(plain(x)[1], registered(x)[1]):
+    raise AssertionError("eval() did not reach the plain list's layers: the outputs differ")
+"""
+
+
+def test_plain_list_of_blocks_around_a_stateless_torch_layer_is_quiet(tmp_path):
+    """Time-Series-Library's FEDformer decomposition: a plain list of series_decomp blocks
+    whose only layer is an nn.AvgPool1d (torch 2.13: no parameter, no buffer, nothing
+    switched by train() / eval()): registered or not, the model is the same."""
+    source = SERIES_DECOMP.format(layer="nn.AvgPool1d(kernel_size=kernel_size, stride=stride)")
+    assert _findings(source) == []
+    assert _run(tmp_path, source + DECOMP_COMPARED.format(kernels=[3, 5])) is None
+
+
+def test_plain_list_of_blocks_around_dropout_or_a_conv_is_flagged(tmp_path):
+    """The same blocks around nn.Dropout (eval() never reaches it: still dropping at
+    evaluation) or around a convolution (its parameters are missing)."""
+    dropout = SERIES_DECOMP.format(layer="nn.Dropout(0.5)")
+    assert _findings(dropout) == [(32, "GL502")]
+    run = dropout + DECOMP_COMPARED.format(kernels=[1])  # no padding to pool away
+    assert "the outputs differ" in str(_run(tmp_path, run))
+    conv = SERIES_DECOMP.format(layer="nn.Conv1d(1, 1, kernel_size, padding=kernel_size // 2)")
+    assert _findings(conv) == [(32, "GL502")]
+    run = conv + DECOMP_COMPARED.format(kernels=[3, 5])
+    assert "adds parameters or buffers" in str(_run(tmp_path, run))

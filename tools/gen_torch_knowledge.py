@@ -1056,6 +1056,31 @@ def _layer_saves(module: torch.nn.Module, forward: list) -> tuple[bool, bool, bo
     return params_only, params_only or bool(saved_in), bool(saved_out)
 
 
+# words in a layer class's source that may give an instance state or a train/eval switch
+_STATE_WORDS = ("register_buffer", "register_parameter", "Parameter", "training")
+
+
+def _stateless(cls: type, module: torch.nn.Module) -> bool:
+    """Nothing of the layer is registered state and nothing switches with train() /
+    eval(): the sample has no parameter, buffer or sub-module, and no class of its MRO
+    below nn.Module mentions buffers, parameters or the training flag in its source (so
+    no other constructor argument can add them either)."""
+    if next(module.parameters(), None) is not None or next(module.buffers(), None) is not None:
+        return False
+    if next(module.children(), None) is not None:
+        return False
+    for klass in cls.__mro__:
+        if klass is torch.nn.Module:
+            return True
+        try:
+            source = inspect.getsource(klass)
+        except (OSError, TypeError):
+            return False
+        if any(word in source for word in _STATE_WORDS):
+            return False
+    return False
+
+
 def _layer_family(cls: type, module: torch.nn.Module, forward: list) -> str:
     family = _LAYER_FAMILIES.get(cls.__module__.rpartition(".")[2], "other")
     if family == "elementwise":
@@ -1136,6 +1161,8 @@ def derive_layers(names: set[str] | None = None) -> dict[str, Any]:
             row["saves_input"] = True
         if saves_output:
             row["saves_output"] = True
+        if _stateless(cls, module):
+            row["stateless"] = True
         layers[qualname] = row
     return dict(sorted(layers.items()))
 

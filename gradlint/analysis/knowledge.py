@@ -95,6 +95,8 @@ class LayerFacts:
     # Saves its input even when only its parameters require grad (Linear, Conv, norms).
     saves_input_for_params: bool = False
     keeps_shape: bool = False  # the output has the input's shape (activations, norms)
+    # no parameter, buffer or sub-module, and no train() / eval() switch (ReLU, AvgPool1d)
+    stateless: bool = False
 
 
 @dataclass(frozen=True)
@@ -218,6 +220,7 @@ def layer(qualname: str) -> LayerFacts | None:
         shape=row.get("shape", "other"),
         saves_input_for_params=row.get("saves_input_for_params", False),
         keeps_shape=row.get("keeps_shape", False),
+        stateless=row.get("stateless", False),
     )
 
 

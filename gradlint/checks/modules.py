@@ -8,6 +8,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gradlint import fixes
+from gradlint.analysis import knowledge
 from gradlint.analysis.context import ClassInfo, ClassKind
 from gradlint.analysis.dataflow.events import ModuleAttributeSet
 from gradlint.analysis.dataflow.freezing import modules, plain_object
@@ -73,12 +74,16 @@ class ModuleStateChecker(Checker):
 
     def _may_hold_state(self, value, depth: int = 4) -> bool:
         """`value` (a module or parameter a plain container keeps) holds something that
-        registering it would carry: it is a parameter or a torch layer, or an instance of a
+        registering it would carry: it is a parameter or a torch layer with parameters,
+        buffers or a train / eval switch (what torch 2.13 shows of it), or an instance of a
         module class of the file that inherits from a layer or an unresolved base, reads
         `self.training`, registers state, sets attributes outside `__init__`, or whose
         constructor stored such a value. A module of the file that stores only plain
         values, or values the file cannot show, is not proven to lose anything."""
-        if not isinstance(value, Obj) or value.torch_layer or value.info is None or not depth:
+        if isinstance(value, Obj) and value.torch_layer:
+            facts = knowledge.layer(value.kind)
+            return facts is None or not facts.stateless or bool(value.attrs)
+        if not isinstance(value, Obj) or value.info is None or not depth:
             return True
         classes = _class_chain(value.info, self.file.index.by_name, self.imports)
         if classes is None or any(_switches_or_registers(info) for info in classes):
