@@ -50,6 +50,7 @@ class ModuleStateChecker(Checker):
         wrapped = _wrapped(facts, classes) | _optimized(facts, instances.values())
         handed = _handed_on(facts, instances.values())
         reported: set[cst.CSTNode] = set()
+        calls_under: dict[cst.CSTNode, list[cst.Call]] = {}  # _of_submodules' walks, by node
         for events in instances.values():
             info = events[0].module.info
             mine = [event for event in events if _constructing(event, info)]
@@ -65,7 +66,7 @@ class ModuleStateChecker(Checker):
                 if site is not None and site not in reported:
                     reported.add(site)
                     self._report_unregistered(info, f"{history[-1].written}.{attr}", site)
-                if (info, attr) in handed or _of_submodules(history, submodules):
+                if (info, attr) in handed or _of_submodules(history, submodules, calls_under):
                     continue
                 container = _container_site(history, registered, self._may_hold_state)
                 if container is not None and container.node not in reported:
@@ -258,17 +259,25 @@ def _module_attributes(events: list[ModuleAttributeSet]) -> frozenset[str]:
 _ENUMERATIONS = frozenset({"parameters", "named_parameters", "modules", "children"})
 
 
-def _of_submodules(history: list[ModuleAttributeSet], submodules: frozenset[str]) -> bool:
+def _of_submodules(
+    history: list[ModuleAttributeSet],
+    submodules: frozenset[str],
+    calls_under: dict[cst.CSTNode, list[cst.Call]],
+) -> bool:
     """Every value put into the container comes from enumerating sub-modules the class
     registers (`list(self.fc.parameters())`, also when `self.fc` is assigned in each arm
-    of an if / else and the dataflow keeps no single module for it)."""
+    of an if / else and the dataflow keeps no single module for it). `calls_under`: the
+    method calls below each source node met so far (instances of a class share them)."""
     sources = [event.node if event.source is None else event.source for event in history]
-    calls = [
-        node
-        for source in sources
-        for node in iter_nodes(source)
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-    ]
+    calls = []
+    for source in sources:
+        if source not in calls_under:
+            calls_under[source] = [
+                node
+                for node in iter_nodes(source)
+                if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            ]
+        calls += calls_under[source]
     enumerated = [call for call in calls if call.func.attr.value in _ENUMERATIONS]
     if not enumerated:
         return False
