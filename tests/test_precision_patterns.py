@@ -2150,3 +2150,46 @@ def test_plain_list_of_blocks_around_dropout_or_a_conv_is_flagged(tmp_path):
     assert _findings(conv) == [(32, "GL502")]
     run = conv + DECOMP_COMPARED.format(kernels=[3, 5])
     assert "adds parameters or buffers" in str(_run(tmp_path, run))
+
+
+# A torch layer built with a keyword its constructor does not take raises TypeError ------
+
+CONVERT_BACK = """\
+import torch
+import torch.nn as nn
+
+
+def convert_model(model):
+    for name, module in model.named_children():
+        if isinstance(module, nn.Linear):
+            has_bias = module.bias is not None
+            dtype = module.weight.dtype
+            new_module = nn.Linear(
+                module.in_features, module.out_features, bias=has_bias, {keyword}=dtype
+            )
+            new_module.weight.copy_(module.weight)
+            if has_bias:
+                new_module.bias.copy_(module.bias)
+            setattr(model, name, new_module)
+        else:
+            convert_model(module)
+
+
+convert_model(nn.Sequential(nn.Linear(4, 4)))
+"""
+
+
+def test_edits_of_a_layer_torch_cannot_build_are_quiet(tmp_path):
+    """accelerate's convert_model back from transformer_engine: `nn.Linear(...,
+    params_dtype=...)` raises TypeError (torch 2.13's nn.Linear takes no params_dtype), so
+    the copy_ into its weight after it never runs."""
+    source = CONVERT_BACK.format(keyword="params_dtype")
+    assert _findings(source) == []
+    with pytest.raises(TypeError, match="params_dtype"):
+        _run(tmp_path, source)
+
+
+def test_edits_of_a_layer_built_with_its_own_keywords_are_flagged(tmp_path):
+    source = CONVERT_BACK.format(keyword="dtype")
+    assert _findings(source) == [(13, "GL101"), (15, "GL101")]
+    assert "leaf Variable that requires grad" in str(_run(tmp_path, source))

@@ -1056,6 +1056,19 @@ def _layer_saves(module: torch.nn.Module, forward: list) -> tuple[bool, bool, bo
     return params_only, params_only or bool(saved_in), bool(saved_out)
 
 
+def _other_keywords(cls: type) -> dict[str, Any]:
+    """What the constructor takes by keyword besides `constructor_args`: its keyword-only
+    parameters, and whether it takes any keyword (`**kwargs`)."""
+    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    row: dict[str, Any] = {}
+    keyword_only = [p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    if keyword_only:
+        row["keyword_only"] = keyword_only
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        row["any_keyword"] = True
+    return row
+
+
 # words in a layer class's source that may give an instance state or a train/eval switch
 _STATE_WORDS = ("register_buffer", "register_parameter", "Parameter", "training")
 
@@ -1163,6 +1176,7 @@ def derive_layers(names: set[str] | None = None) -> dict[str, Any]:
             row["saves_output"] = True
         if _stateless(cls, module):
             row["stateless"] = True
+        row.update(_other_keywords(cls))
         layers[qualname] = row
     return dict(sorted(layers.items()))
 

@@ -97,6 +97,12 @@ class LayerFacts:
     keeps_shape: bool = False  # the output has the input's shape (activations, norms)
     # no parameter, buffer or sub-module, and no train() / eval() switch (ReLU, AvgPool1d)
     stateless: bool = False
+    keyword_only: tuple[str, ...] = ()  # constructor parameters taken by keyword only
+    any_keyword: bool = False  # the constructor takes **kwargs
+
+    def takes_keyword(self, name: str) -> bool:
+        """The constructor accepts `name=`: torch raises TypeError for any other keyword."""
+        return self.any_keyword or name in self.constructor_args or name in self.keyword_only
 
 
 @dataclass(frozen=True)
@@ -221,6 +227,8 @@ def layer(qualname: str) -> LayerFacts | None:
         saves_input_for_params=row.get("saves_input_for_params", False),
         keeps_shape=row.get("keeps_shape", False),
         stateless=row.get("stateless", False),
+        keyword_only=tuple(row.get("keyword_only", ())),
+        any_keyword=row.get("any_keyword", False),
     )
 
 

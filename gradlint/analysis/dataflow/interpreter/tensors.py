@@ -258,6 +258,15 @@ def _is_module_wrapper(qualified: str) -> bool:
     return qualified.startswith(wrappers) and last[:1].isupper()
 
 
+def _unknown_keyword(qualified: str, call: cst.Call) -> bool:
+    """`call` passes the layer's constructor a keyword it does not take
+    (`nn.Linear(..., params_dtype=...)`), as torch's signature says: it raises TypeError."""
+    facts = knowledge.layer(qualified)
+    return facts is not None and any(
+        arg.keyword is not None and not facts.takes_keyword(arg.keyword.value) for arg in call.args
+    )
+
+
 def _is_layer_class(qualified: str) -> bool:
     head, _, last = qualified.rpartition(".")
     return (
@@ -594,6 +603,8 @@ class TorchSemantics:
             self._trace("optimizer", call, frame, receiver=built)
             return built
         if _is_layer_class(qualified):
+            if _unknown_keyword(qualified, call):
+                return None  # torch raises TypeError: no layer is built
             return self._built(call, self.torch_layer(qualified, call, args), frame)
         if qualified.startswith("torch.nn.utils.") and positional:
             return positional[0] if isinstance(positional[0], Obj) else None  # weight_norm(m)
