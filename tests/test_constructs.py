@@ -365,3 +365,99 @@ def test_a_layer_stored_on_self_by_every_forward(store, expected):
     optimizer that leaves it out). Built lazily under
     `if self.out is None:`, or a layer without parameters, it stays quiet."""
     assert codes(STORED_IN_FORWARD.format(store=store)) == expected
+
+
+UNBOUND_BEFORE_THE_LOOP = """
+import torch
+import torch.nn as nn
+
+
+class RNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.i2h = nn.Linear(8, 4)
+
+    def forward(self, x, hidden):
+        hidden = self.i2h(torch.cat((x, hidden), 1))
+        return hidden, hidden
+
+
+rnn = RNN()
+optimizer = torch.optim.SGD(rnn.parameters(), lr=0.1)
+
+
+def train(line_tensor, name):
+    hidden = torch.zeros(1, 4)
+    optimizer.zero_grad()
+    {before}
+    for i in range(len(name)):
+        output, hidden = rnn(line_tensor[i], hidden)
+    loss = output.sum()
+    loss.backward()
+    optimizer.step()
+
+
+{rebound}
+for epoch in range(3):
+    train(torch.randn(5, 1, 4), "Jones")
+"""
+
+
+@pytest.mark.parametrize(
+    ("before", "rebound", "expected"),
+    [
+        # practical-pytorch#9: the model trained is a second instance, the optimizer holds
+        # the first one's parameters; `output` is bound by the loop only
+        ("pass", "rnn = RNN()", ["GL507"]),
+        ("pass", "pass", []),
+        # bound before the loop to a tensor that needs no grad: after zero passes the
+        # backward would raise instead, the step is not judged
+        ("output = torch.zeros(1, 4)", "rnn = RNN()", []),
+    ],
+)
+def test_a_name_the_loop_binds_first_keeps_what_the_passes_bound(before, rebound, expected):
+    """After a loop of unknown length, a name unbound before it holds what a pass bound:
+    reading it after zero passes would raise."""
+    assert codes(UNBOUND_BEFORE_THE_LOOP.format(before=before, rebound=rebound)) == expected
+
+
+MODULE_LEVEL_LOOP = """
+import torch
+import torch.nn as nn
+{imports}
+
+
+
+class Cell(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+rnn = Cell()
+optimizer = torch.optim.SGD(rnn.parameters(), lr=0.1)
+rnn = Cell()
+hidden = torch.zeros(1, 4)
+for i in range(len(name)):
+    output = rnn(hidden)
+    hidden = output
+loss = output.sum()
+loss.backward()
+optimizer.step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("imports", "expected"),
+    [
+        ("name = 'Jones'", ["GL507"]),
+        # `output` may be bound by the star import: after zero passes it is that one
+        ("from helpers import *", []),
+        ("from helpers import name, output", []),
+    ],
+)
+def test_at_module_level_imported_names_keep_their_binding(imports, expected):
+    assert codes(MODULE_LEVEL_LOOP.format(imports=imports)) == expected

@@ -193,6 +193,13 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         self.calls = scan.by_body
         self.scan = scan
         self.script = any(_is_main_guard(statement) for statement in module.body)
+        # `from m import *`: names bound that neither the environment nor the imports hold
+        self.star_imported = any(
+            isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar)
+            for statement in module.body
+            if isinstance(statement, cst.SimpleStatementLine)
+            for node in statement.body
+        )
         self.module_level = _module_level(module)
         # how often each call was evaluated, and ran each function of the file inline
         self.evaluated: Counter[cst.Call] = Counter()

@@ -308,7 +308,25 @@ class Statements:
                 frame.counters.pop(found[0].value, None)
         if statement.orelse is not None and current is not None:
             exits[-1] = self._block(statement.orelse.body.body, current.copy(), frame)
+        if not entered:
+            self._bound_by_the_passes(exits, frame)
         return self._merge_into(state, exits)
+
+    def _bound_by_the_passes(self, exits: list[State | None], frame: Frame) -> None:
+        """Names the body binds that were unbound before the loop (`output` of `for c in
+        name: output, hidden = rnn(c, hidden)`): after zero passes, reading them raises, so
+        a read after the loop meets what a pass bound. The zero-pass exit takes that value
+        (at module level, imported names are bound without being in the environment: left
+        as they are, and so is every name of a file with a star import)."""
+        before, passes = exits[0], [e for e in exits[1:] if e is not None]
+        module_level = frame.body.node is None
+        if before is None or not passes or module_level and self.star_imported:
+            return
+        for state in passes:
+            for name, value in state.env.items():
+                if name in before.env or module_level and name in self.imports.bindings:
+                    continue
+                before.env[name] = value
 
     def _freezing_loop(self, loop: cst.For, source, state: State, frame: Frame) -> None:
         """`for p in m.parameters(): p.requires_grad = False` freezes all of `m`."""
