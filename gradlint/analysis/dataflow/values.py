@@ -110,6 +110,9 @@ class Tensor:
     plain_leaf: bool = False
     # parameters a join merged (it is one of them, not known which): their storages
     merged: frozenset[int] = frozenset()
+    # read as an item of a list holding any number of tensors (`xs[i]`): the list's
+    # representative, standing for each of them, so what an op saves of it holds for one
+    one_of_many: bool = False
 
     def derived(self, grad: Grad | None = None, is_tensor: bool | None = None) -> Tensor:
         """A new tensor computed from this one."""

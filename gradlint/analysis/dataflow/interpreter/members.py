@@ -89,6 +89,15 @@ def _basic(index) -> bool:
     )
 
 
+def _one_of_many(representative: Tensor) -> Tensor:
+    """An item of a list that holds any number of tensors (`fused[i]`): the representative
+    that stands for each, marked so that what an op saves of it is not taken as saved for
+    the others (HRNet's `x_fused[i] = self.relu(x_fused[i])`, an inplace ReLU over each
+    branch in turn, does not save the next branch). Saves made before, which hold for all
+    of them (the op that made each saved it), still count."""
+    return replace(representative, one_of_many=True)
+
+
 class Members:
     """The interpreter's members: mixed into `Interpreter`, over its shared state."""
 
@@ -285,7 +294,10 @@ class Members:
         if isinstance(base, Seq) and index is _SLICE:
             return self._slice_of(base, expr.slice[0].slice)
         if isinstance(base, Seq):
-            return base.item(key if isinstance(key, int) else None)
+            found = base.item(key if isinstance(key, int) else None)
+            if base.any_length and isinstance(found, Tensor) and found.described != "parameter":
+                return _one_of_many(found)
+            return found
         if isinstance(base, Mapping):
             return base.get(key if isinstance(key, str) else None)
         if isinstance(base, Obj):

@@ -452,7 +452,7 @@ class TorchSemantics:
                 state.saved.setdefault(value.storage, saver)
 
     def _mark_saved(self, value: Tensor, saver: Saver, state: State) -> None:
-        if state.grad:
+        if state.grad and not value.one_of_many:
             state.saved.setdefault(value.storage, saver)
 
     def _typed(self, call: cst.Call, name: str, args, result, state: State, receiver=None):
