@@ -1354,6 +1354,110 @@ def test_second_backward_without_retain_graph_is_flagged(tmp_path):
     assert _run(tmp_path, JACOBIAN_BY_TWO_BACKWARDS.format(keep=", retain_graph=True")) is None
 
 
+# an inplace ReLU over each item of a list in turn (DeepLabV3Plus-Pytorch's HRNet) ---------
+
+HRNET_FUSION = """\
+import torch
+import torch.nn as nn
+
+
+class StageModule(nn.Module):
+    def __init__(self, stage, output_branches, c):
+        super(StageModule, self).__init__()
+        self.number_of_branches = stage
+        self.output_branches = output_branches
+        self.branches = nn.ModuleList()
+        for i in range(self.number_of_branches):
+            self.branches.append(nn.Sequential(nn.Conv2d(c, c, 3, padding=1), nn.ReLU()))
+        self.fuse_layers = nn.ModuleList()
+        for branch_output_number in range(self.output_branches):
+            self.fuse_layers.append(nn.ModuleList())
+            for branch_number in range(self.number_of_branches):
+                if branch_number == branch_output_number:
+                    self.fuse_layers[-1].append(nn.Sequential())
+                else:
+                    fuse = nn.Sequential(nn.Conv2d(c, c, 1), nn.BatchNorm2d(c))
+                    self.fuse_layers[-1].append(fuse)
+        self.relu = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        x = [branch(branch_input) for branch, branch_input in zip(self.branches, x)]
+
+        x_fused = []
+        for branch_output_index in range(self.output_branches):
+            for input_index in range(self.number_of_branches):
+                if input_index == 0:
+                    x_fused.append(self.fuse_layers[branch_output_index][input_index](x[input_index]))
+{fuse}
+        for i in range(self.output_branches):
+            x_fused[i] = self.relu(x_fused[i])
+
+        return x_fused
+
+
+stage = StageModule(stage=3, output_branches=2, c=4)
+out = stage([torch.randn(1, 4, 8, 8) for _ in range(3)])
+sum(o.sum() for o in out).backward()
+"""
+SUMMED = """\
+                else:
+                    x_fused[branch_output_index] = x_fused[branch_output_index] + self.fuse_layers[
+                        branch_output_index][input_index](x[input_index])"""
+
+
+def test_inplace_relu_over_items_replaced_by_sums_is_quiet(tmp_path):
+    source = HRNET_FUSION.format(fuse=SUMMED)
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None
+
+
+def test_inplace_relu_over_items_a_relu_saved_is_flagged(tmp_path):
+    source = HRNET_FUSION.format(fuse="")  # each item is the first branch's ReLU output
+    assert _findings(source) == [(34, "GL103")]
+    assert "modified by an inplace operation" in str(_run(tmp_path, source))
+
+
+# a Sequential built in forward around registered layers (pytorch-yolo-v3's test_net) --------
+
+TEST_NET = """\
+import torch
+import torch.nn as nn
+
+
+class test_net(nn.Module):
+    def __init__(self, num_layers, input_size):
+        super(test_net, self).__init__()
+        self.num_layers= num_layers
+        self.linear_1 = nn.Linear(input_size, 5)
+        self.middle = nn.ModuleList([nn.Linear(5,5) for x in range(num_layers)])
+        self.output = nn.Linear(5,2)
+
+    def forward(self, x):
+        x = x.view(-1)
+        fwd = nn.Sequential(self.linear_1, *self.middle, {last})
+        return fwd(x)
+
+
+net = test_net(2, 3)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+before = [p.detach().clone() for p in net.parameters()]
+net(torch.randn(3)).sum().backward()
+opt.step()
+if not all((p - b).abs().sum() > 0 for p, b in zip(net.parameters(), before)):
+    raise AssertionError("a layer of the forward's Sequential was not trained")
+"""
+
+
+def test_sequential_built_in_forward_from_registered_layers_is_quiet(tmp_path):
+    source = TEST_NET.format(last="self.output")
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None
+
+
+def test_sequential_built_in_forward_with_a_new_layer_is_flagged():
+    assert _findings(TEST_NET.format(last="nn.Linear(5, 2)")) == [(15, "GL505")]
+
+
 # a backward under `if loss.requires_grad:` in code also run under no_grad ---------------
 
 TRAIN_AND_EVAL = """\

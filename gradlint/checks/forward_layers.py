@@ -3,6 +3,8 @@ never stored on the module, decided from the dataflow's construction events."""
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import libcst as cst
 
 from gradlint.analysis.dataflow.freezing import modules
@@ -23,7 +25,9 @@ class LayerBuiltInForwardChecker(Checker):
             )
             if not learns:
                 learns = isinstance(value, Obj) and any(
-                    m.parameters for m in modules(value) if m.torch_layer
+                    m.parameters and not self._built_at_construction(m)
+                    for m in modules(value)
+                    if m.torch_layer
                 )
             if not learns or built.node in reported:
                 continue
@@ -47,6 +51,26 @@ class LayerBuiltInForwardChecker(Checker):
                     "on `self`."
                 ),
             )
+
+    def _built_at_construction(self, layer: Obj) -> bool:
+        """A layer some class's `__init__` built (the module registered it): wrapping it in
+        a container built in forward (`nn.Sequential(self.linear_1, *self.middle)`, as
+        pytorch-yolo-v3's test net does) makes no new weights."""
+        if layer.constructor is None:
+            return False
+        line = self.file.position(layer.constructor).start.line
+        return any(start <= line <= end for start, end in self._constructors)
+
+    @cached_property
+    def _constructors(self) -> list[tuple[int, int]]:
+        """The line spans of the file's `__init__` methods."""
+        spans = []
+        for info in self.file.index.by_node.values():
+            method = info.methods.get("__init__")
+            if method is not None:
+                where = self.file.position(method)
+                spans.append((where.start.line, where.end.line))
+        return spans
 
     def _stored_every_call(self, call: cst.Call, function: cst.FunctionDef) -> bool:
         """`self.out = nn.Sequential(...)` as a statement of `forward`'s own body, outside
