@@ -305,3 +305,40 @@ def test_a_function_every_call_of_the_file_runs_inline_is_not_run_on_its_own(tmp
     assert stated.query(12, "kind").causes["kind"] == "argument of a function run on its own"
     tally = _check(tmp_path, CALLERS_KNOWN)
     assert tally.contradictions == [] and tally.known["grad"] >= 3
+
+
+TAKEN_AS_GIVEN = textwrap.dedent(
+    """\
+    import torch
+    import torch.nn as nn
+
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x: torch.Tensor, mask=None):
+            h = self.fc(x)
+            if mask is not None:
+                h = h * mask
+            out = self.fc(x)
+            y = h.relu()
+            return y + out
+
+
+    block = Block()
+    block(torch.randn(2, 4))
+    """
+)
+
+
+def test_an_argument_taken_as_given_excludes_only_the_facts_that_depend_on_it(tmp_path):
+    stated = StatementFacts(TAKEN_AS_GIVEN)
+    # forward on its own takes `mask` as given from line 12 on: `h` depends on it, `out`
+    # does not (the same value whether mask is passed or None)
+    assert stated.query(14, "out").assumed_given == frozenset()
+    assert stated.query(15, "y").assumed_given == {"mask"}
+    tally = _check(tmp_path, TAKEN_AS_GIVEN)
+    assert tally.contradictions == []
+    assert tally.causes["kind: an argument taken as given, None at run time"] == 1  # y only

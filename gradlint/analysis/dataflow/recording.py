@@ -377,10 +377,48 @@ class StatementFacts:
         # per (line, name): each context's value and cause of unknown, for --explain
         self.trail: dict[tuple[int, str], list[str]] = {}
         self.keep_trail = keep_trail
+        self._dependents: dict[tuple[cst.FunctionDef, frozenset[str]], frozenset[str]] = {}
         imports = ImportTable.from_module(module, package)
         index = ModuleIndex(module, imports)
         scope = Scope(imports, index, ())
         self.facts = FileFacts(module, imports, index, scope, recorder=self, foreign=foreign)
+
+    def _depending(self, name: str, frame, run, assumed: frozenset[str]) -> frozenset[str]:
+        """The arguments taken as given that `name`'s value may depend on, where the
+        statement runs in the function run on its own or in calls inlined into it: each
+        named as that function's argument and as the parameters of the calls in between
+        that receive what depends on it (the runtime records the None arguments of the
+        statement's own frame). All of them when the chain of calls is not known."""
+        calls = [place.node for place in run.path if place.kind == "call"]
+        functions = run.stack
+        if (
+            not functions
+            or len(calls) != len(functions) - 1
+            or frame.body.node is not functions[-1]
+        ):
+            return assumed
+        found = set()
+        for argument in assumed:
+            depending: frozenset[str] | None = self._dependents_in(functions[0], {argument})
+            names = {argument}
+            for call, callee in zip(calls, functions[1:], strict=True):
+                roots = _parameters_given(call, callee, depending)
+                if roots is None:
+                    depending = None  # the callee's receiver depends on it: all of it may
+                    break
+                names |= roots
+                depending = self._dependents_in(callee, roots)
+            if depending is None or _overlaps(name, depending):
+                found |= names
+        return frozenset(found)
+
+    def _dependents_in(self, function: cst.FunctionDef, roots) -> frozenset[str]:
+        """`dependents(function, roots)`, once per function and roots."""
+        key = (function, frozenset(roots))
+        found = self._dependents.get(key)
+        if found is None:
+            found = self._dependents[key] = dependents(function, key[1]) if roots else frozenset()
+        return found
 
     def line_of(self, node: cst.CSTNode) -> int | None:
         """The line of the file's own text `node` starts on (None: a project definition)."""
@@ -430,6 +468,8 @@ class StatementFacts:
         decided at run time)."""
         standalone = run.module_body_done
         assumed = frozenset(run.assumed_given) if standalone else frozenset()
+        if assumed:
+            assumed = self._depending(name, frame, run, assumed)
         self.stated.setdefault((line, name), Stated()).join(facts, unknown, assumed)
         for mode in (True, False) if grad is None or standalone else (grad,):
             stated, causes = facts, unknown
@@ -488,3 +528,148 @@ def _value_of(name: str, state, interpreter):
         held = value.attrs.get(attr)
         value = held if isinstance(held, OneOf) else interpreter._object_attribute(value, attr)
     return value
+
+
+# -- what an argument taken as given decides -------------------------------------------
+
+# methods that change their receiver: a list's or dict's growth
+_GROWING = frozenset({"append", "extend", "insert", "update", "add", "setdefault", "pop"})
+
+
+def dependents(function: cst.FunctionDef, roots: frozenset[str]) -> frozenset[str]:
+    """The names (dotted) of `function` whose values may differ when the names `roots`
+    hold other values on entry (an argument taken as given, None at run time): the roots,
+    what the arms of a branch or loop testing one of them bind or edit in place (`if mask
+    is not None: h = h + mask`), and the targets of a statement computed from one
+    (`a if mask is None else b`), over the whole body whatever the order. Other names hold
+    the same values either way: a run's facts of them hold for both."""
+    found = set(roots)
+    statements = [n for n in iter_nodes(function.body) if isinstance(n, _BINDING)]
+    branches = [n for n in iter_nodes(function.body) if isinstance(n, cst.If | cst.While)]
+    for _ in range(len(statements) + len(branches) + 1):
+        before = len(found)
+        for branch in branches:
+            if any(_overlaps(read, found) for read in _reads(branch.test)):
+                arms = [branch.body] if branch.orelse is None else [branch.body, branch.orelse]
+                for arm in arms:
+                    for inner in iter_nodes(arm):
+                        found.update(_changed(inner))
+        for statement in statements:
+            if any(_overlaps(read, found) for read in _reads(_computed(statement))):
+                found.update(_changed(statement))
+        if len(found) == before:
+            break
+    return frozenset(found)
+
+
+def _parameters_given(call: cst.Call, callee: cst.FunctionDef, depending) -> set[str] | None:
+    """The parameters of `callee` that `call` passes something in `depending` (None: the
+    callee itself, its receiver, or a star argument depends on it)."""
+    if depending is None or any(_overlaps(r, depending) for r in _reads(call.func)):
+        return None
+    params = list(callee.params.params)
+    if params and params[0].name.value in ("self", "cls", "ctx"):
+        params = params[1:]
+    by_name = {p.name.value for p in [*params, *callee.params.kwonly_params]}
+    rest = callee.params.star_arg
+    rest = rest.name.value if isinstance(rest, cst.Param) else None
+    keywords = callee.params.star_kwarg.name.value if callee.params.star_kwarg else None
+    found = set()
+    for index, arg in enumerate(call.args):
+        if not any(_overlaps(r, depending) for r in _reads(arg.value)):
+            continue
+        if arg.star:
+            return None
+        if arg.keyword is not None:
+            name = arg.keyword.value if arg.keyword.value in by_name else keywords
+        else:
+            name = params[index].name.value if index < len(params) else rest
+        if name is None:
+            return None
+        found.add(name)
+    return found
+
+
+_BINDING = (
+    cst.Assign,
+    cst.AnnAssign,
+    cst.AugAssign,
+    cst.For,
+    cst.NamedExpr,
+    cst.WithItem,
+    cst.Expr,
+)
+
+
+def _computed(node: cst.CSTNode) -> cst.CSTNode:
+    """What a binding statement computes its targets from (the target too for `x += y`)."""
+    if isinstance(node, cst.For):
+        return node.iter
+    if isinstance(node, cst.WithItem):
+        return node.item
+    if isinstance(node, cst.AugAssign):
+        return cst.Tuple([cst.Element(node.target), cst.Element(node.value)])
+    if isinstance(node, cst.Assign | cst.AnnAssign | cst.NamedExpr) and node.value is not None:
+        return node.value
+    return node
+
+
+def _root(target: cst.BaseExpression) -> str | None:
+    """The dotted name a target binds or edits: `self.cache` for `self.cache[k] = v`."""
+    while isinstance(target, cst.Subscript) or (
+        isinstance(target, cst.Attribute) and dotted(target) is None
+    ):
+        target = target.value
+    return dotted(target)
+
+
+def _changed(node: cst.CSTNode) -> set[str]:
+    """The names one node binds or edits: assignment, loop and `as` targets, receivers of
+    in-place methods and of list and dict growth."""
+    targets: list[cst.BaseExpression] = []
+    if isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, cst.AnnAssign | cst.AugAssign | cst.For | cst.NamedExpr):
+        targets = [node.target]
+    elif isinstance(node, cst.WithItem) and node.asname is not None:
+        targets = [node.asname.name]
+    found = set()
+    for target in targets:
+        elements = target.elements if isinstance(target, cst.Tuple | cst.List) else [target]
+        for element in elements:
+            value = element.value if isinstance(element, cst.BaseElement) else element
+            if isinstance(value, cst.StarredElement):
+                value = value.value
+            root = _root(value)
+            if root is not None:
+                found.add(root)
+    for inner in iter_nodes(_computed(node)):
+        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute):
+            method = inner.func.attr.value
+            edits = method.endswith("_") and not method.endswith("__")
+            if edits or method in _GROWING:
+                root = _root(inner.func.value)
+                if root is not None:
+                    found.add(root)
+    return found
+
+
+def _reads(node: cst.CSTNode) -> list[str]:
+    """The dotted names an expression statement reads (an attribute chain as a whole)."""
+    found, pending = [], [node]
+    while pending:
+        current = pending.pop()
+        name = dotted(current) if isinstance(current, cst.Attribute | cst.Name) else None
+        if name is not None:
+            found.append(name)
+            continue
+        pending.extend(current.children)
+    return found
+
+
+def _overlaps(name: str, names) -> bool:
+    """Whether `name` is, holds or is held by one of `names` (`h`, `h.shape`; `self`)."""
+    return any(
+        name == other or name.startswith(other + ".") or other.startswith(name + ".")
+        for other in names
+    )
