@@ -23,6 +23,12 @@ active only on the CPython and libcst releases they were verified on.
   child: `thaw`) removes the node classes' frozen `__setattr__` / `__delattr__` for good,
   and a parse stores each field as a plain attribute. Once per process, not per parse
   (changing a class's methods invalidates what the interpreter specialised on its type).
+- Checks from C: libcst's node classes are ABCs (none with a registered virtual
+  subclass), so each `isinstance` on a node (a million in 36 timm files) cost a
+  Python-level `ABCMeta.__instancecheck__` call, and `CSTNode.__hash__` is a Python
+  function returning `id(self)` (nodes are equal only by identity). The node classes get
+  `type`'s own checks (a `register` gives a class ABCMeta's back first) and `object`'s
+  hash: the same answers from C.
 
 What they buy is measured by `benchmarks/bench.py` (ratios to libcst's parse, start-up
 included) and `benchmarks/speedups_bench.py` (pre-commit, CI, editor): docs/performance.md.
@@ -283,6 +289,47 @@ def _install_constructors(classes: list[type]) -> None:
         cls.__init__ = function
 
 
+# -- checks from C -----------------------------------------------------------------------
+
+
+def _plain_checks_class() -> type:
+    import abc
+
+    class PlainChecks(abc.ABCMeta):
+        """ABCMeta with the plain `type` checks: equal to ABCMeta's answers while no
+        virtual subclass is registered; `register` gives a class ABCMeta's checks back."""
+
+        __instancecheck__ = type.__instancecheck__
+        __subclasscheck__ = type.__subclasscheck__
+
+        def register(cls, subclass: type) -> type:
+            cls.__class__ = abc.ABCMeta
+            return abc.ABCMeta.register(cls, subclass)
+
+    return PlainChecks
+
+
+def _plain_type_checks(classes: list[type]) -> None:
+    import abc
+
+    registry = getattr(abc, "_get_dump", None)  # CPython's C implementation of abc
+    if registry is None:
+        return
+    plain = _plain_checks_class()
+    for kind in classes:
+        if type(kind) is abc.ABCMeta and not registry(kind)[0]:  # no virtual subclass
+            kind.__class__ = plain
+
+
+def _identity_hashes(classes: list[type]) -> None:
+    import libcst as cst
+
+    python_hash = cst.CSTNode.__hash__
+    for kind in classes:
+        if kind.__dict__.get("__hash__") is python_hash:
+            kind.__hash__ = object.__hash__
+
+
 # -- entry points -------------------------------------------------------------------------
 
 
@@ -293,8 +340,10 @@ def before_imports() -> None:
 
 
 def install(classes: list[type]) -> None:
-    """Once the engine is loaded (`classes`: libcst's node classes): the constructors
-    installed, the dataclass code cache closed."""
+    """Once the engine is loaded (`classes`: libcst's node classes, before any node is
+    built or hashed): checks and constructors installed, the dataclass code cache closed."""
     if enabled():
+        _plain_type_checks(classes)
+        _identity_hashes(classes)
         _install_constructors(classes)
     close_code_cache()

@@ -16,6 +16,8 @@ STATE = (
     "speedups.thaw()\n"
     "name = libcst.Name\n"
     "print(json.dumps({\n"
+    "    'metaclass': type(name).__name__,\n"
+    "    'c_hash': name.__hash__ is object.__hash__,\n"
     "    'constructor': name.__init__.__code__.co_filename,\n"
     "    'frozen': '__setattr__' in vars(name),\n"
     "    'dataclasses_exec': 'exec' in vars(dataclasses),\n"
@@ -68,10 +70,33 @@ def test_the_installed_libcst_and_python_are_the_verified_ones():
 
 
 def test_the_optimisations_are_on_unless_switched_off():
-    on = {"constructor": "<gradlint.speedups Name>", "frozen": False, "dataclasses_exec": False}
-    assert _state(None) == on
-    off = {"constructor": "<string>", "frozen": True, "dataclasses_exec": False}
-    assert _state("1") == off  # the __init__ dataclasses wrote, frozen
+    assert _state(None) == {
+        "metaclass": "PlainChecks",
+        "c_hash": True,
+        "constructor": "<gradlint.speedups Name>",
+        "frozen": False,
+        "dataclasses_exec": False,
+    }
+    assert _state("1") == {  # ABCMeta's checks, the __init__ dataclasses wrote, frozen
+        "metaclass": "ABCMeta",
+        "c_hash": False,
+        "constructor": "<string>",
+        "frozen": True,
+        "dataclasses_exec": False,
+    }
+
+
+def test_a_registered_virtual_subclass_gets_abcmetas_checks_back():
+    done = _run(
+        "import libcst\n"
+        "from gradlint import engine\n"
+        "class Foreign: pass\n"
+        "libcst.BaseExpression.register(Foreign)\n"
+        "print(json.dumps([isinstance(Foreign(), libcst.BaseExpression),\n"
+        "    type(libcst.BaseExpression).__name__, isinstance(libcst.Name('x'), libcst.Name)]))\n",
+        None,
+    )
+    assert json.loads(done.stdout) == [True, "ABCMeta", True], done.stderr
 
 
 def test_the_dataclass_code_cache_is_open_until_the_engine_is_loaded():
