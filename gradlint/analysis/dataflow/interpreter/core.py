@@ -215,6 +215,8 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         self.differentiated = self._differentiated()
         self.call_modes: dict[cst.FunctionDef, list[bool | None]] = {}
         self.class_objects: dict[ClassInfo, Obj] = {}
+        # the attributes the file's subclasses of a class set (_set_by_subclasses), by class
+        self.set_below: dict[ClassInfo, frozenset[str]] = {}
         self.ran: set[cst.FunctionDef] = set()  # functions analysed on their own so far
         # instances built by a call, by their `_built_key`, and the depth of calls under
         # way when they were built (nested constructions deeper than MAX_DEPTH are cut)
@@ -559,7 +561,9 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         may be an instance of a subclass of the file: an attribute a subclass sets
         (timm's LSTM2d sets `self.rnn_v = nn.LSTM(...)` over RNN2dBase's RNNIdentity)
         is one of the class's value and an unknown one."""
-        for name in _set_by_subclasses(info, self.index):
+        if info not in self.set_below:
+            self.set_below[info] = _set_by_subclasses(info, self.index)
+        for name in self.set_below[info]:
             if name in obj.attrs and not isinstance(obj.attrs[name], OneOf):
                 obj.attrs[name] = OneOf((obj.attrs[name], None))
 
