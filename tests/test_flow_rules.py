@@ -441,3 +441,95 @@ def test_first_order_gradients_carry_no_graph_into_the_next_loss():
         outer.backward()
         """
     )
+
+
+@pytest.mark.parametrize(
+    "loss",
+    [
+        # polyloss-pytorch#4: the README's logits stand for a network's output but are made
+        # by torch.rand, and the loss module's cross_entropy gets them by name
+        "F.cross_entropy(logits, labels)",
+        "F.cross_entropy(input=logits, target=labels)",
+        "(logits.softmax(-1) - 1).pow(2).mean()",
+    ],
+)
+def test_backward_of_a_loss_no_tensor_of_which_requires_grad(loss):
+    source = f"""
+import torch
+import torch.nn.functional as F
+
+logits = torch.rand([10, 5])
+labels = torch.randint(0, 5, [10])
+out = {loss}
+out.backward()
+"""
+    (finding,) = lint(source)
+    assert finding.code == "GL202" and finding.line == 8
+    assert "do not require grad" in finding.message
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        "torch.rand([10, 5], requires_grad=True)",
+        "torch.rand([10, 5]).requires_grad_()",
+        "nn.Linear(5, 5)(torch.rand([10, 5]))",
+        "nn.Parameter(torch.rand([10, 5]))",
+        "load_logits()",  # not known
+    ],
+)
+def test_backward_of_a_loss_from_a_tensor_requiring_grad_is_quiet(make):
+    source = f"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from helpers import load_logits
+
+logits = {make}
+labels = torch.randint(0, 5, [10])
+out = F.cross_entropy(input=logits, target=labels)
+out.backward()
+"""
+    assert "GL202" not in codes(source)
+
+
+def test_backward_of_an_untracked_loss_under_a_requires_grad_test_is_quiet():
+    source = """
+import torch
+
+x = torch.rand(3)
+loss = (x * 2).sum()
+if loss.requires_grad:
+    loss.backward()
+"""
+    assert codes(source) == []
+
+
+def test_a_weight_given_by_name_carries_its_grad_to_the_result():
+    """`F.linear(x, weight=w)`: the result requires grad through `w` (the keyword tensor
+    is not dropped), so the backward reaches it."""
+    source = """
+import torch
+import torch.nn.functional as F
+
+w = torch.nn.Parameter(torch.randn(3, 4))
+x = torch.rand(2, 4)
+out = F.linear(x, weight=w).sum()
+out.backward()
+"""
+    assert codes(source) == []
+
+
+def test_the_gradient_handed_to_an_unknown_outputs_backward_is_not_the_loss():
+    """opacus's tests: `y` comes from a wrapper the file does not know; `y.backward(g)`
+    takes `g` as the gradient, which needs no grad."""
+    source = """
+import torch
+from opacus import GradSampleModule
+
+m = GradSampleModule(torch.nn.Linear(3, 1))
+y = m(torch.randn(2, 3))
+backprops = torch.randn(*y.shape)
+y.backward(backprops)
+"""
+    assert codes(source) == []

@@ -195,6 +195,17 @@ class BackwardWithoutGraphChecker(Checker):
                 )
                 advice = "Freeze only the part meant to stay fixed (e.g. the backbone)."
                 witness = _FROZEN_WITNESS
+            elif value.cut is None and self._differentiated_itself(call):
+                why = "{loss} is built only from tensors that do not require grad"
+                how = (
+                    "No parameter and no tensor created with `requires_grad=True` goes into "
+                    "it (made by torch factories or from data, never by the model)."
+                )
+                advice = (
+                    "Compute the loss from the model's output, or create the tensor to "
+                    "differentiate with `requires_grad=True`."
+                )
+                witness = _UNTRACKED_WITNESS
             else:
                 continue
             reported.add(call.node)
@@ -205,6 +216,16 @@ class BackwardWithoutGraphChecker(Checker):
                 witness=witness,
                 detail=f'{how} Backward raises "{NO_GRAD_LOSS_ERROR}". {advice}',
             )
+
+    def _differentiated_itself(self, call) -> bool:
+        """`loss.backward(...)` on the tensor itself, or `torch.autograd.backward(loss)`:
+        not the argument of an object's `backward(x)` (`fabric.backward(loss)`, or a
+        `y.backward(grad)` whose `y` is not known to be a tensor, where `x` may be the
+        gradient handed in)."""
+        func = call.node.func if isinstance(call.node, cst.Call) else None
+        if isinstance(func, cst.Attribute) and func.attr.value == "backward":
+            return self.file.code_for(func.value) == call.written
+        return self.file.imports.resolve(func) == "torch.autograd.backward"
 
     def _runs_only_with_grad(self, node: cst.CSTNode) -> bool:
         """The backward is in the body of `if loss.requires_grad:` (`and` other tests) of a
@@ -239,6 +260,11 @@ _NO_GRAD_WITNESS = Witness(
 _FROZEN_WITNESS = Witness(
     "import torch\nmodel = torch.nn.Linear(3, 1)\nmodel.requires_grad_(False)\n"
     "model(torch.randn(2, 3)).sum().backward()\n",
+    NO_GRAD_LOSS_ERROR,
+)
+_UNTRACKED_WITNESS = Witness(
+    "import torch\nlogits = torch.rand(4, 3)\n"
+    "torch.nn.functional.cross_entropy(logits, torch.tensor([0, 1, 2, 0])).backward()\n",
     NO_GRAD_LOSS_ERROR,
 )
 

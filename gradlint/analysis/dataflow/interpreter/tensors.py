@@ -635,11 +635,23 @@ class TorchSemantics:
             return None
         if facts is None and not qualified.startswith(("torch.nn.functional.", "torch.")):
             return None
+        given = [v for name, v in keywords.items() if name != "out"]
+        if any(isinstance(v, Tensor) for v in given):
+            # tensors given by name (`F.cross_entropy(input=x, target=y)`, `weight=w`): the
+            # positions torch's facts speak of are not known, so no saved input is marked;
+            # the result's grad comes from every argument given by name (an unknown one
+            # leaves it unknown unless another requires grad)
+            named = [v for v in given if not isinstance(v, Const | Number)]
+            return self._apply(None, qualified, None, [*positional, *named], state)
         arguments = ", ".join(f"{{{i}}}" for i in range(len(positional)))
         if len(positional) == 1 and facts is not None and facts.call:
             arguments += facts.call  # what torch ran it with (a softmax's dim given by name)
         spelled = f"{qualified}({arguments})"
-        return self._apply(facts, qualified, spelled, positional, state)
+        result = self._apply(facts, qualified, spelled, positional, state)
+        if None in given and isinstance(result, Tensor) and result.grad is Grad.OFF and state.grad:
+            # an argument given by name that is not known may be a tensor requiring grad
+            result = replace(result, grad=Grad.UNKNOWN, no_grad_made=False, frozen_made=False)
+        return result
 
     def _built(self, call: cst.Call, value, frame: Frame):
         """A layer or Parameter made while a module's forward runs: the forward analysed on
