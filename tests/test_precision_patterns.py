@@ -1458,6 +1458,125 @@ def test_sequential_built_in_forward_with_a_new_layer_is_flagged():
     assert _findings(TEST_NET.format(last="nn.Linear(5, 2)")) == [(15, "GL505")]
 
 
+# a step whose parameters all have no grad edits nothing (REINFORCE with baseline) -------
+
+REINFORCE_WITH_BASELINE = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+from torch.distributions import Categorical
+from torch.nn.utils import clip_grad_norm_
+
+
+class Policy(nn.Module):
+    def __init__(self, n_states, n_hidden, n_output):
+        super(Policy, self).__init__()
+        self.linear1 = nn.Linear(n_states, n_hidden)
+        self.linear2 = nn.Linear(n_hidden, n_output)
+
+    def forward(self, x):
+        x = F.relu(self.linear1(x))
+        return F.softmax(self.linear2(x), dim=1)
+
+
+policy = Policy(4, 16, 2)
+s_value_func = Policy(4, 16, 1)
+optimizer_theta = optim.Adam(policy.parameters(), lr=1e-3)
+state_sequence = [torch.randn(1, 4) for _ in range(3)]
+log_act_prob = []
+for state in state_sequence:
+    m = Categorical(policy(state))
+    log_act_prob.append(m.log_prob(m.sample()))
+Gt = [1.0, 0.5, 0.25]
+for i in range(len(Gt)):
+    G = Gt[i]
+    V = s_value_func(state_sequence[i])
+    delta = G - V
+
+    optimizer_w = optim.Adam(policy.parameters(), lr=1e-3)
+    optimizer_w.zero_grad()
+    policy_loss_w = -delta
+    policy_loss_w.backward(retain_graph=True)
+    clip_grad_norm_(policy_loss_w, 0.1)
+    optimizer_w.step()
+
+    optimizer_theta.zero_grad()
+    policy_loss_theta = - log_act_prob[i] * delta
+    policy_loss_theta.backward(retain_graph=True)
+    clip_grad_norm_(policy_loss_theta, 0.1)
+    optimizer_theta.step()
+"""
+
+
+def test_step_of_an_optimizer_whose_parameters_have_no_grad_edits_nothing(tmp_path):
+    """optimizer_w holds the policy, whose grads zero_grad() set to None and the value
+    loss never fills: its step is GL507 (it trains nothing), not an in-place edit; the
+    policy's own step breaks the next pass's backward (GL103 + GL504, torch raises)."""
+    assert _findings(REINFORCE_WITH_BASELINE) == [
+        (39, "GL507"),
+        (45, "GL103"),
+        (45, "GL504"),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the reporter's clip_grad_norm_(loss)
+        error = _run(tmp_path, REINFORCE_WITH_BASELINE)
+    assert "modified by an inplace operation" in str(error)
+
+
+# a loss in a method run on its own whose argument carries another module's graph (drqv2) --
+
+DRQ_UPDATE = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Agent:
+    def __init__(self):
+        self.encoder = nn.Linear(8, 4)
+        self.critic = nn.Linear(4, 1)
+        self.encoder_opt = torch.optim.Adam(self.encoder.parameters(), lr=1e-3)
+        self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=1e-3)
+
+    def update_critic(self, obs, target_Q):
+        Q = self.critic(obs)
+        critic_loss = F.mse_loss(Q, target_Q)
+        self.encoder_opt.zero_grad(set_to_none=True)
+        self.critic_opt.zero_grad(set_to_none=True)
+        critic_loss.backward()
+        self.critic_opt.step()
+        self.encoder_opt.step()
+
+    def update(self, obs, target_Q):
+        obs = self.encoder(obs)
+        self.update_critic(obs, target_Q)
+
+
+agent = Agent()
+before = agent.encoder.weight.detach().clone()
+agent.update(torch.randn(5, 8), torch.randn(5, 1))
+if torch.equal(before, agent.encoder.weight.detach()):
+    raise AssertionError("the encoder did not train")
+"""
+
+
+def test_optimizer_reach_with_a_loss_from_an_unknown_argument_is_quiet(tmp_path):
+    assert _findings(DRQ_UPDATE) == []
+    assert _run(tmp_path, DRQ_UPDATE) is None
+
+
+def test_optimizer_over_a_module_the_known_loss_never_reaches_is_flagged():
+    """The same step after a loss that takes nothing from an argument: the encoder's
+    optimizer steps parameters the backward never reached."""
+    source = DRQ_UPDATE.replace("Q = self.critic(obs)", "Q = self.critic(torch.randn(5, 4))")
+    source = source.replace("F.mse_loss(Q, target_Q)", "Q.pow(2).mean()")
+    source = source.replace("def update_critic(self, obs, target_Q):", "def update_critic(self):")
+    source = source.replace("self.update_critic(obs, target_Q)", "self.update_critic()")
+    source = source.replace("        obs = self.encoder(obs)\n", "")
+    assert (20, "GL507") in _findings(source)
+
+
 # a backward under `if loss.requires_grad:` in code also run under no_grad ---------------
 
 TRAIN_AND_EVAL = """\

@@ -445,13 +445,15 @@ def _reached_since_clearing(
     events: list[TrainingEvent], step: TrainingEvent, held: frozenset[int]
 ) -> frozenset[int]:
     """The parameters reached by the backwards between the optimizer's previous clearing
-    and this step; empty when some backward's graph is not known (no recorded layer)."""
+    and this step; empty when some backward's graph is not known (no recorded layer, or
+    a loss in a function run on its own that may come from its arguments: drqv2's
+    `update_critic(obs, ...)`, given the encoder's output)."""
     start = max((e.time for e in events if e.time < step.time and _clears(e, held)), default=-1)
     found: set[int] = set()
     for event in events:
         if event.kind == "backward" and event.accumulates and start < event.time < step.time:
             reached = frozenset().union(*(node.params for node in event.nodes))
-            if not reached:
+            if not reached or event.given_unknowns:
                 return frozenset()
             found |= reached
     return frozenset(found)

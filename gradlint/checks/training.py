@@ -399,6 +399,7 @@ class _Run:
             for step in self.steps.values():
                 if (
                     step.storages
+                    and not step.event.idle
                     and node.time < step.time < backward.time
                     and step.storages & used
                     and step.node not in flagged

@@ -322,4 +322,10 @@ class TrainingEvent:
     storages: frozenset[int] | None = None  # zero_grad: the parameters its receiver holds
     accumulates: bool = True  # backward: fills `.grad` (autograd.grad does not)
     nodes: tuple[GraphNode, ...] = ()  # backward: the live nodes its graph reaches
+    # backward: in a function run on its own that takes arguments (unknown here): its
+    # loss may come from tensors they carry, with graphs through layers not seen
+    given_unknowns: bool = False
+    # step: every parameter it holds has no `.grad` (cleared by `zero_grad()`, reached by
+    # no backward since), so it edits nothing
+    idle: bool = False
     end: int = 0  # forward: when the call returned

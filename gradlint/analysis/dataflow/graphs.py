@@ -135,10 +135,14 @@ class Graphs:
             for step in self.steps
             if step.time > node.time and step.storages & node.saved
         )
+        # it fills the `.grad` of the parameters it reaches; one that reaches no known
+        # layer may fill any (what `zero_grad()` cleared is then taken as filled again)
+        reached = frozenset().union(*(node.params for node in nodes))
+        cleared = self.cleared - reached if reached else frozenset()
         if retains is not False or not nodes:
-            return freed, stale, Graphs(self.freed, self.steps, True)  # it fills `.grad`
+            return freed, stale, Graphs(self.freed, self.steps, True, cleared)
         now = {id(n): Freed(n, call) for n in nodes if id(n) not in self.freed}
-        return freed, stale, Graphs({**self.freed, **now}, self.steps, True)
+        return freed, stale, Graphs({**self.freed, **now}, self.steps, True, cleared)
 
     def step(self, step: Step) -> Graphs:
         """A step edits the parameters that have a gradient: an optimizer skips those

@@ -259,7 +259,8 @@ class Calls:
                 frame.backward_calls.append((frame.order, frame.bound_at[operand]))
         if method == "step":
             first = args[0][0] if args[0] else None
-            self._trace("step", call, frame, receiver=receiver, argument=first)
+            idle = self._idle_step(receiver, args, state)
+            self._trace("step", call, frame, receiver=receiver, argument=first, idle=idle)
             self._step(call, receiver, args, state)
         if method == "zero_grad":
             self._trace("zero_grad", call, frame, receiver=receiver, storages=_held(receiver))

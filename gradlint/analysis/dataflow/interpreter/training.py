@@ -49,7 +49,10 @@ class Training:
         roots = [t.graph for t in tensors if t.grad is Grad.ON]
         live = tuple(n for n in graphs.reachable(roots) if id(n) not in state.graphs.freed)
         accumulates = self.imports.resolve(call.func) != "torch.autograd.grad"
-        self._trace("backward", call, frame, accumulates=accumulates, nodes=live)
+        unknowns = _takes_arguments(frame.body.standalone)
+        self._trace(
+            "backward", call, frame, accumulates=accumulates, nodes=live, given_unknowns=unknowns
+        )
         freed, stale, state.graphs = state.graphs.traverse(call, roots, retains)
         if not tensors:
             return
@@ -63,15 +66,23 @@ class Training:
     def _step(self, call: cst.Call, receiver, args, state: State) -> None:
         """`optimizer.step()` or `scaler.step(optimizer)`: the parameters it updates are
         edited in place."""
-        positional = args[0]
-        stepped = receiver if isinstance(receiver, Optimizer) else None
-        if stepped is None and positional and isinstance(positional[0], Optimizer):
-            stepped = positional[0]
+        stepped = _stepped(receiver, args)
         if stepped is None or not stepped.storages:
             return
         written = self._text(call)
         step = graphs.Step(call, written, stepped.storages, graphs.tick())
         state.graphs = state.graphs.step(step)
+
+    def _idle_step(self, receiver, args, state: State) -> bool:
+        """Every parameter the stepped optimizer holds has no `.grad`: `zero_grad()` set
+        them to None and no backward since reached them (REINFORCE-with-baseline's value
+        optimizer built over the policy), so torch's step skips them all."""
+        stepped = _stepped(receiver, args)
+        return (
+            stepped is not None
+            and bool(stepped.storages)
+            and not (stepped.storages - state.graphs.cleared)
+        )
 
     def _zero_grad(self, call: cst.Call, receiver, state: State) -> None:
         """`optimizer.zero_grad()` / `model.zero_grad()` sets the gradients to None (not
@@ -84,3 +95,21 @@ class Training:
         elif isinstance(receiver, Obj):
             state.graphs = state.graphs.zero_grad(optimizers.owned(receiver))
             self.facts.zeroed |= optimizers.owned(receiver)
+
+
+def _stepped(receiver, args) -> Optimizer | None:
+    """The optimizer `optimizer.step()` or `scaler.step(optimizer)` steps."""
+    if isinstance(receiver, Optimizer):
+        return receiver
+    positional = args[0]
+    return positional[0] if positional and isinstance(positional[0], Optimizer) else None
+
+
+def _takes_arguments(function: cst.FunctionDef | None) -> bool:
+    """A function run on its own that takes arguments besides `self` / `cls`."""
+    if function is None:
+        return False
+    params = function.params
+    named = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+    starred = isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None
+    return starred or any(name not in ("self", "cls") for name in named[:1]) or len(named) > 1
