@@ -342,3 +342,29 @@ def test_an_argument_taken_as_given_excludes_only_the_facts_that_depend_on_it(tm
     tally = _check(tmp_path, TAKEN_AS_GIVEN)
     assert tally.contradictions == []
     assert tally.causes["kind: an argument taken as given, None at run time"] == 1  # y only
+
+
+JOINED_UNKNOWN = textwrap.dedent(
+    """\
+    import torch
+
+
+    def features(inputs):
+        out = torch.cat(inputs, 1)
+        stacked = torch.stack(inputs)
+        return out, stacked
+
+
+    for _ in range(2):  # called twice: also run on its own, `inputs` unknown
+        features([torch.randn(2, 3), torch.randn(2, 3, requires_grad=True)])
+    """
+)
+
+
+def test_torch_cat_of_an_unknown_sequence_is_a_tensor_of_unknown_grad(tmp_path):
+    stated = StatementFacts(JOINED_UNKNOWN)
+    for line, name in ((5, "out"), (6, "stacked")):  # densenet's torch.cat(inputs, 1)
+        facts = stated.query(line, name).facts
+        assert facts["kind"] == "tensor" and facts["grad"] is None
+    tally = _check(tmp_path, JOINED_UNKNOWN)
+    assert tally.contradictions == [] and tally.known["kind"] >= 2

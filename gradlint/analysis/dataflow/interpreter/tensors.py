@@ -629,7 +629,8 @@ class TorchSemantics:
                         state,
                     )
                 return first
-        if qualified in ("torch.cat", "torch.stack", "torch.concat") and positional:
+        joined = qualified in ("torch.cat", "torch.stack", "torch.concat")
+        if joined and positional and positional[0] is not None:  # (unknown: as other ops)
             return _combined(positional[0], state)
         if qualified.rpartition(".")[2] in _NO_GRAD_RESULTS:
             return None
