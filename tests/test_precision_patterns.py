@@ -1577,6 +1577,60 @@ def test_optimizer_over_a_module_the_known_loss_never_reaches_is_flagged():
     assert (20, "GL507") in _findings(source)
 
 
+# a loss layer's grad comes from every input, not its first (sweetice's DQN) ---------------
+
+DQN_UPDATE = """\
+import torch
+import torch.nn as nn
+import torch.optim as optim
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super(Net, self).__init__()
+        self.fc1 = nn.Linear(4, 100)
+        self.fc2 = nn.Linear(100, 2)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class DQN():
+    gamma = 0.995
+
+    def __init__(self):
+        super(DQN, self).__init__()
+        self.target_net, self.act_net = Net(), Net()
+        self.optimizer = optim.Adam(self.act_net.parameters(), 1e-3)
+        self.loss_func = nn.MSELoss()
+
+    def update(self, state, action, reward, next_state):
+        with torch.no_grad():
+            target_v = reward + self.gamma * self.target_net(next_state).max(1)[0]
+        loss = self.loss_func(target_v.unsqueeze(1), {prediction})
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+
+
+agent = DQN()
+agent.update(torch.randn(8, 4), torch.zeros(8, 1, dtype=torch.long), torch.randn(8),
+             torch.randn(8, 4))
+"""
+
+
+def test_loss_layer_of_a_no_grad_target_and_a_prediction_is_quiet(tmp_path):
+    source = DQN_UPDATE.format(prediction="self.act_net(state).gather(1, action)")
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None
+
+
+def test_loss_layer_of_no_grad_tensors_only_is_flagged(tmp_path):
+    source = DQN_UPDATE.format(prediction="target_v.unsqueeze(1) * 0.5")
+    assert _findings(source)
+    assert "does not require grad" in str(_run(tmp_path, source))
+
+
 # a backward under `if loss.requires_grad:` in code also run under no_grad ---------------
 
 TRAIN_AND_EVAL = """\

@@ -673,6 +673,20 @@ class TorchSemantics:
             return Grad.UNKNOWN
         return operand.grad_of_result()
 
+    def _inputs_grad(self, inputs: list, state: State) -> Grad:
+        """The grad of what a layer without parameters makes of several inputs (a loss of
+        a prediction and a target: `nn.MSELoss()(target_v, q)`): it requires grad when one
+        of them does, none when every one is a tensor that needs none or a constant, and
+        is unknown otherwise."""
+        grads = [
+            self._result_grad(value, state) if isinstance(value, Tensor) else Grad.UNKNOWN
+            for value in inputs
+            if not isinstance(value, Const | Number)
+        ]
+        if Grad.ON in grads:
+            return Grad.ON
+        return Grad.UNKNOWN if Grad.UNKNOWN in grads else Grad.OFF
+
     def _layer_call(self, call: cst.Call, layer: Obj, args, state, frame, label=None):
         """A torch layer called on `args`; `label` names its input when no expression does."""
         kind = layer.kind
@@ -720,7 +734,8 @@ class TorchSemantics:
             )
             output = Tensor(new_storage(), Grad.ON, is_tensor=True, contiguous=contiguous)
         elif first is not None and not layer.parameters:
-            output = first.derived(self._result_grad(first, state), True)
+            inputs = [*positional, *args[1].values()]
+            output = first.derived(self._inputs_grad(inputs, state), True)
         elif layer.grad_off and all(
             isinstance(v, Tensor) and v.grad is Grad.OFF for v in positional
         ):
