@@ -533,3 +533,27 @@ backprops = torch.randn(*y.shape)
 y.backward(backprops)
 """
     assert codes(source) == []
+
+
+def test_an_untracked_looking_loss_in_a_method_is_quiet():
+    """avalanche's LaMAML: `__init__` fills a list with `torch.empty(0)`, another method
+    replaces the items with real losses; the method summing them, analysed on its own,
+    sees only the placeholders."""
+    source = """
+import torch
+
+
+class Strategy:
+    def __init__(self, model):
+        self.model = model
+        self.meta_losses = [torch.empty(0) for _ in range(2)]
+
+    def inner(self, x):
+        for i in range(2):
+            self.meta_losses[i] = self.model(x).sum()
+
+    def outer(self):
+        meta_loss = sum(self.meta_losses) / len(self.meta_losses)
+        meta_loss.backward()
+"""
+    assert "GL202" not in codes(source)

@@ -170,6 +170,7 @@ class BackwardWithoutGraphChecker(Checker):
     came from was frozen, decided from the dataflow's backward events."""
 
     codes = ("GL202",)
+    _class_nodes: set[int] | None = None
 
     def leave_Module(self, node: cst.Module) -> None:
         reported: set[cst.CSTNode] = set()
@@ -195,7 +196,9 @@ class BackwardWithoutGraphChecker(Checker):
                 )
                 advice = "Freeze only the part meant to stay fixed (e.g. the backbone)."
                 witness = _FROZEN_WITNESS
-            elif value.cut is None and self._differentiated_itself(call):
+            elif (
+                value.cut is None and self._differentiated_itself(call) and not self._in_class(call)
+            ):
                 why = "{loss} is built only from tensors that do not require grad"
                 how = (
                     "No parameter and no tensor created with `requires_grad=True` goes into "
@@ -216,6 +219,19 @@ class BackwardWithoutGraphChecker(Checker):
                 witness=witness,
                 detail=f'{how} Backward raises "{NO_GRAD_LOSS_ERROR}". {advice}',
             )
+
+    def _in_class(self, call) -> bool:
+        """The backward sits in a method: the loss may come from attributes that other
+        methods fill (a trainer's list of losses replaced item by item), which a method
+        analysed on its own reads as `__init__` left them."""
+        if self._class_nodes is None:
+            self._class_nodes = {
+                id(n)
+                for c in iter_nodes(self.file.module)
+                if isinstance(c, cst.ClassDef)
+                for n in iter_nodes(c)
+            }
+        return id(call.node) in self._class_nodes
 
     def _differentiated_itself(self, call) -> bool:
         """`loss.backward(...)` on the tensor itself, or `torch.autograd.backward(loss)`:
