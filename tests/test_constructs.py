@@ -461,3 +461,31 @@ optimizer.step()
 )
 def test_at_module_level_imported_names_keep_their_binding(imports, expected):
     assert codes(MODULE_LEVEL_LOOP.format(imports=imports)) == expected
+
+
+def test_attributes_set_on_a_name_are_forgotten_when_the_name_is_rebound():
+    """`p.grad = None` in a first loop over the parameters says nothing of the `p` a later
+    loop binds: its `if p.grad is not None: p.grad.zero_()` clears (no GL503)."""
+    source = """
+import torch
+import torch.nn as nn
+
+student = nn.Linear(4, 3)
+optimizer = torch.optim.SGD(student.parameters(), lr=0.1)
+for step in range(3):
+    for p in student.parameters():
+        p.grad = None
+    student(torch.randn(5, 4)).sum().backward()
+    optimizer.step()
+for _ in range(2):
+    for p in student.parameters():
+        if p.grad is not None:
+            p.grad.zero_()
+    student(torch.randn(5, 4)).sum().backward()
+    optimizer.step()
+"""
+    assert codes(source) == []
+    forgetting = source.replace(
+        "        if p.grad is not None:\n            p.grad.zero_()\n", "        pass\n"
+    )
+    assert codes(forgetting) == ["GL503"]

@@ -105,6 +105,14 @@ def _item_written(container: Seq, indices: list, value) -> Seq:
     return Seq(tuple(join(item, value) for item in items), any_length=container.any_length)
 
 
+def _forget_attributes(name: str, state: State) -> None:
+    """`name` is rebound: what was set on its old value (`p.grad = None` in an earlier
+    loop over the parameters) says nothing of the new one."""
+    prefix = name + "."
+    for key in [key for key in state.env if key.startswith(prefix)]:
+        del state.env[key]
+
+
 def _forget_names(node: cst.CSTNode, state: State) -> None:
     """Every plain name `node` mentions becomes unknown (it may bind or delete it)."""
     for child in iter_nodes(node):
@@ -523,6 +531,8 @@ class Statements:
                 value = replace(value, grad=switched)  # requires_grad set through another name
             if isinstance(target, cst.Attribute):
                 self._set_attribute(target, value, state, frame, source)
+            elif name in state.env:
+                _forget_attributes(name, state)
             state.env[name] = value
             frame.bound_at[name] = frame.order
             for pending in state.pending:
