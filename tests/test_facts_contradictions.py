@@ -26,6 +26,25 @@ def _load(name: str):
 facts = _load("facts")
 
 PROGRAMS = {
+    # torch.utils.data objects are Python objects, not tensors (a TensorDataset standing
+    # for CIFAR10 and its DataLoader, batch 5 of issue 29's dcgan report), and an instance
+    # of a class deriving from dict is a dict (an EasyDict-like config: cdpn's Cfg)
+    "data_objects_and_dict_configs": """\
+        import torch
+        import torch.utils.data
+
+
+        class Cfg(dict):
+            __getattr__ = dict.__getitem__
+
+
+        cfg = Cfg(lr=0.1, epochs=1)
+        dataset = torch.utils.data.TensorDataset(torch.rand(8, 3), torch.zeros(8))
+        dataloader = torch.utils.data.DataLoader(dataset, batch_size=4, shuffle=True)
+        trainset, valset = torch.utils.data.random_split(dataset, [6, 2])
+        for i, data in enumerate(dataloader, 0):
+            inputs = data[0]
+    """,
     # a parameter frozen on its own (`self.embed.weight.requires_grad_(False)`, qwen-vl,
     # checkpoint_frozen_embedding) and parameters frozen by name under an `if` in a
     # named_parameters() loop (the generated corpus): no longer stated leaf / non-leaf

@@ -117,7 +117,9 @@ def describe(value) -> dict[str, object]:
         if value.is_module:
             facts["kind"] = "module"
             facts["class"] = value.kind
-        else:
+        elif value.info is None or set(value.info.base_names) <= {"object"}:
+            # an instance of a class with a base (`class Cfg(dict)`, an EasyDict) may be
+            # a dict or a list at run time: no kind stated
             facts["kind"] = "object"
             if value.info is not None:
                 facts["class"] = value.kind

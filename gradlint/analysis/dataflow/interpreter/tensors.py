@@ -636,6 +636,8 @@ class TorchSemantics:
             return None
         if facts is None and not qualified.startswith(("torch.nn.functional.", "torch.")):
             return None
+        if qualified.startswith("torch.utils.data."):
+            return None  # datasets, loaders, samplers, random_split: Python objects
         given = [v for name, v in keywords.items() if name != "out"]
         if any(isinstance(v, Tensor) for v in given):
             # tensors given by name (`F.cross_entropy(input=x, target=y)`, `weight=w`): the
