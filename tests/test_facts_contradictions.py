@@ -26,6 +26,54 @@ def _load(name: str):
 facts = _load("facts")
 
 PROGRAMS = {
+    # a mixin's method switching requires_grad (byol-a's set_trainable, issue 29 batch 5):
+    # the instance a forward analysed on its own runs on may be frozen by it, so its
+    # layers are no longer stated to require grad
+    "frozen_by_a_mixin_method": """\
+        import torch
+        from torch import nn
+
+
+        class NetworkCommonMixIn():
+            def set_trainable(self, trainable=False):
+                for p in self.parameters():
+                    if p.requires_grad:
+                        p.requires_grad = trainable
+
+
+        class Encoder(nn.Module, NetworkCommonMixIn):
+            def __init__(self):
+                super().__init__()
+                self.features = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+
+            def forward(self, x):
+                x = self.features(x)
+                return x
+
+
+        class Pooled(Encoder):
+            def forward(self, x):
+                x = super().forward(x)
+                return x.mean(dim=1)
+
+
+        class TaskNetwork(nn.Module):
+            def __init__(self, encoder):
+                super().__init__()
+                self.encoder = encoder
+                self.head = nn.Linear(1, 2)
+
+            def forward(self, x):
+                return self.head(self.encoder(x).unsqueeze(1))
+
+
+        encoder = Pooled()
+        net = TaskNetwork(encoder)
+        encoder.set_trainable(False)
+        out = net(torch.randn(2, 4))
+        encoder.set_trainable(True)
+        out = net(torch.randn(2, 4))
+    """,
     # torch.utils.data objects are Python objects, not tensors (a TensorDataset standing
     # for CIFAR10 and its DataLoader, batch 5 of issue 29's dcgan report), and an instance
     # of a class deriving from dict is a dict (an EasyDict-like config: cdpn's Cfg)

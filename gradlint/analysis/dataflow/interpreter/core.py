@@ -16,6 +16,7 @@ from gradlint.analysis.context import (
     literal_bool,
 )
 from gradlint.analysis.dataflow import (
+    freezing,
     graphs,
     summaries,
 )
@@ -566,6 +567,8 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         for name in self.set_below[info]:
             if name in obj.attrs and not isinstance(obj.attrs[name], OneOf):
                 obj.attrs[name] = OneOf((obj.attrs[name], None))
+        if _switches_requires_grad(info, self.index):
+            freezing.may_freeze(obj)  # a method may have frozen the instance in use
 
     def _built_key(self, info: ClassInfo, call: cst.Call | None, args) -> tuple | None:
         """What an instance built by `call` is made of: the arguments' facts. Equal keys
@@ -730,3 +733,34 @@ def _set_by_subclasses(info: ClassInfo, index) -> frozenset[str]:
                     ):
                         found.add(target.attr.value)
     return frozenset(found)
+
+
+def _switches_requires_grad(info: ClassInfo, index) -> bool:
+    """A method of the class or of a base of the file, besides `__init__`, sets
+    `requires_grad` (byol-a's `set_trainable` of a mixin): the instance its methods run on
+    when analysed on their own may have been frozen by it, so its parameters are not
+    proven to require grad."""
+    chain, pending = [], [info]
+    while pending:
+        current = pending.pop()
+        if current in chain:
+            continue
+        chain.append(current)
+        pending.extend(b for b in map(index.by_name.get, current.base_names) if b is not None)
+    return any(
+        _sets_requires_grad(node)
+        for current in chain
+        for name, method in current.methods.items()
+        if name != "__init__"
+        for node in iter_nodes(method)
+    )
+
+
+def _sets_requires_grad(node: cst.CSTNode) -> bool:
+    """`x.requires_grad = flag` or `x.requires_grad_(...)`."""
+    if isinstance(node, cst.AssignTarget):
+        target = node.target
+        return isinstance(target, cst.Attribute) and target.attr.value == "requires_grad"
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node.func.attr.value == "requires_grad_"
+    return False
