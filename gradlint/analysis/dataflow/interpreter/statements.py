@@ -325,14 +325,18 @@ class Statements:
         name: output, hidden = rnn(c, hidden)`): after zero passes, reading them raises, so
         a read after the loop meets what a pass bound. The zero-pass exit takes that value
         (at module level, imported names are bound without being in the environment: left
-        as they are, and so is every name of a file with a star import)."""
+        as they are, and so is every name of a file with a star import). Facts kept
+        about attributes (`p.grad` after `p.grad = None`) are not bindings: they keep
+        the old join."""
         before, passes = exits[0], [e for e in exits[1:] if e is not None]
         module_level = frame.body.node is None
         if before is None or not passes or module_level and self.star_imported:
             return
         for state in passes:
             for name, value in state.env.items():
-                if name in before.env or module_level and name in self.imports.bindings:
+                if name in before.env or not name.isidentifier():
+                    continue
+                if module_level and name in self.imports.bindings:
                     continue
                 before.env[name] = value
 
