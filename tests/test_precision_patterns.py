@@ -1625,8 +1625,28 @@ def test_loss_layer_of_a_no_grad_target_and_a_prediction_is_quiet(tmp_path):
     assert _run(tmp_path, source) is None
 
 
+SCRIPT_UPDATE = """\
+import torch
+import torch.nn as nn
+
+act_net, target_net = nn.Linear(4, 2), nn.Linear(4, 2)
+optimizer = torch.optim.Adam(act_net.parameters(), 1e-3)
+loss_func = nn.MSELoss()
+state, next_state, reward = torch.randn(8, 4), torch.randn(8, 4), torch.randn(8)
+with torch.no_grad():
+    target_v = reward + 0.99 * target_net(next_state).max(1)[0]
+loss = loss_func(target_v.unsqueeze(1), {prediction})
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+"""
+
+
 def test_loss_layer_of_no_grad_tensors_only_is_flagged(tmp_path):
-    source = DQN_UPDATE.format(prediction="target_v.unsqueeze(1) * 0.5")
+    """The same loss at module level (GL202 at such a backward is kept outside methods):
+    a prediction that needs no grad either gives a loss torch cannot differentiate."""
+    assert _findings(SCRIPT_UPDATE.format(prediction="act_net(state)[:, :1]")) == []
+    source = SCRIPT_UPDATE.format(prediction="target_v.unsqueeze(1) * 0.5")
     assert _findings(source)
     assert "does not require grad" in str(_run(tmp_path, source))
 

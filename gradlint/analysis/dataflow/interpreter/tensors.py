@@ -738,6 +738,7 @@ class TorchSemantics:
         elif first is not None and not layer.parameters:
             inputs = [*positional, *args[1].values()]
             output = first.derived(self._inputs_grad(inputs, state), True)
+            output = replace(output, cut=cuts.inherited(inputs))  # cut only if every input is
         elif layer.grad_off and all(
             isinstance(v, Tensor) and v.grad is Grad.OFF for v in positional
         ):
