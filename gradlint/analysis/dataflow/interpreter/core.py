@@ -73,7 +73,7 @@ from gradlint.analysis.dataflow.values import (
     new_storage,
     replace,
 )
-from gradlint.analysis.names import ImportTable, nested_blocks
+from gradlint.analysis.names import ImportTable, dotted, nested_blocks
 from gradlint.analysis.walk import iter_nodes, visit
 
 
@@ -737,9 +737,10 @@ def _set_by_subclasses(info: ClassInfo, index) -> frozenset[str]:
 
 def _switches_requires_grad(info: ClassInfo, index) -> bool:
     """A method of the class or of a base of the file, besides `__init__`, sets
-    `requires_grad` (byol-a's `set_trainable` of a mixin): the instance its methods run on
-    when analysed on their own may have been frozen by it, so its parameters are not
-    proven to require grad."""
+    `requires_grad` on the instance's own parameters (byol-a's `set_trainable` of a mixin:
+    `for p in self.parameters(): p.requires_grad = trainable`): the instance its methods
+    run on when analysed on their own may have been frozen by it, so its parameters are
+    not proven to require grad. A flag set on a tensor a forward computes is not that."""
     chain, pending = [], [info]
     while pending:
         current = pending.pop()
@@ -747,20 +748,42 @@ def _switches_requires_grad(info: ClassInfo, index) -> bool:
             continue
         chain.append(current)
         pending.extend(b for b in map(index.by_name.get, current.base_names) if b is not None)
-    return any(
-        _sets_requires_grad(node)
-        for current in chain
-        for name, method in current.methods.items()
-        if name != "__init__"
-        for node in iter_nodes(method)
+    for current in chain:
+        for name, method in current.methods.items():
+            if name == "__init__":
+                continue
+            nodes = list(iter_nodes(method))
+            enumerates = any(_enumerates_own_parameters(node) for node in nodes)
+            if any(_sets_own_requires_grad(node, enumerates) for node in nodes):
+                return True
+    return False
+
+
+_OWN_PARAMETERS = frozenset({"parameters", "named_parameters", "modules", "children"})
+
+
+def _enumerates_own_parameters(node: cst.CSTNode) -> bool:
+    """`self.parameters()`, `self.named_parameters()`, `self.modules()`, ..."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in _OWN_PARAMETERS
+        and dotted(node.func.value) == "self"
     )
 
 
-def _sets_requires_grad(node: cst.CSTNode) -> bool:
-    """`x.requires_grad = flag` or `x.requires_grad_(...)`."""
+def _sets_own_requires_grad(node: cst.CSTNode, enumerates: bool) -> bool:
+    """`requires_grad` set on `self` or what it holds (`self.fc.weight.requires_grad =`,
+    `self.requires_grad_(False)`), or on anything in a method enumerating its parameters."""
     if isinstance(node, cst.AssignTarget):
         target = node.target
-        return isinstance(target, cst.Attribute) and target.attr.value == "requires_grad"
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        return node.func.attr.value == "requires_grad_"
-    return False
+        if not (isinstance(target, cst.Attribute) and target.attr.value == "requires_grad"):
+            return False
+        owner = dotted(target.value) or ""
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        if node.func.attr.value != "requires_grad_":
+            return False
+        owner = dotted(node.func.value) or ""
+    else:
+        return False
+    return enumerates or owner == "self" or owner.startswith("self.")
