@@ -105,6 +105,17 @@ class ModuleIndex:
             self.by_name.setdefault(info.name, info)
         self._resolve_kinds(imports)
 
+    def lineage(self, info: ClassInfo) -> list[ClassInfo]:
+        """`info` and the classes of the file it derives from, directly or not, each once."""
+        chain, pending = [], [info]
+        while pending:
+            current = pending.pop()
+            if current in chain:
+                continue
+            chain.append(current)
+            pending.extend(b for b in map(self.by_name.get, current.base_names) if b is not None)
+        return chain
+
     def _resolve_kinds(self, imports: ImportTable) -> None:
         pending = list(self.by_node.values())
         for _ in range(len(pending) + 1):  # local bases: a fixed point over the chain

@@ -86,7 +86,7 @@ class ModuleStateChecker(Checker):
             return facts is None or not facts.stateless or bool(value.attrs)
         if not isinstance(value, Obj) or value.info is None or not depth:
             return True
-        classes = _class_chain(value.info, self.file.index.by_name, self.imports)
+        classes = _class_chain(value.info, self.file.index, self.imports)
         if classes is None or any(_switches_or_registers(info) for info in classes):
             return True
         if not _assigned_in_init(classes) <= value.attrs.keys():  # its __init__ not run
@@ -365,20 +365,15 @@ _REGISTERING = frozenset(
 )
 
 
-def _class_chain(info: ClassInfo, by_name, imports) -> list[ClassInfo] | None:
+def _class_chain(info: ClassInfo, index, imports) -> list[ClassInfo] | None:
     """`info` and its bases of the file, when every base outside the file is nn.Module
     itself (not a torch layer, whose parameters the class inherits); else None."""
-    chain, pending = [], [info]
-    while pending:
-        current = pending.pop()
-        if current in chain:
-            continue
-        chain.append(current)
+    chain = index.lineage(info)
+    for current in chain:
         for base in current.base_names:
-            local = by_name.get(base)
-            if local is not None and local is not current:
-                pending.append(local)
-            elif imports.resolve_name(base) not in _MODULE_BASES:
+            local = index.by_name.get(base)
+            outside = local is None or local is current
+            if outside and imports.resolve_name(base) not in _MODULE_BASES:
                 return None
     return chain
 

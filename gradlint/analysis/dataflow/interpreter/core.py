@@ -741,14 +741,7 @@ def _switches_requires_grad(info: ClassInfo, index) -> bool:
     `for p in self.parameters(): p.requires_grad = trainable`): the instance its methods
     run on when analysed on their own may have been frozen by it, so its parameters are
     not proven to require grad. A flag set on a tensor a forward computes is not that."""
-    chain, pending = [], [info]
-    while pending:
-        current = pending.pop()
-        if current in chain:
-            continue
-        chain.append(current)
-        pending.extend(b for b in map(index.by_name.get, current.base_names) if b is not None)
-    for current in chain:
+    for current in index.lineage(info):
         for name, method in current.methods.items():
             if name == "__init__":
                 continue
