@@ -2490,3 +2490,65 @@ def test_edits_of_a_layer_built_with_its_own_keywords_are_flagged(tmp_path):
     source = CONVERT_BACK.format(keyword="dtype")
     assert _findings(source) == [(13, "GL101"), (15, "GL101")]
     assert "leaf Variable that requires grad" in str(_run(tmp_path, source))
+
+
+# A write through `.data` records no op: the tensor stays a leaf (GL206) ----------------
+
+PGD_ATTACK = """\
+import torch
+import torch.nn.functional as F
+
+
+def clamp(X, lower_limit, upper_limit):
+    return torch.max(torch.min(X, upper_limit), lower_limit)
+
+
+def attack_pgd(model, X, y, epsilon, alpha, attack_iters, restarts):
+    max_loss = torch.zeros(y.shape[0])
+    max_delta = torch.zeros_like(X)
+    for _ in range(restarts):
+        delta = torch.zeros_like(X).uniform_(-epsilon, epsilon)
+        delta.data = clamp(delta, 0-X, 1-X)
+        delta.requires_grad = True
+        for _ in range(attack_iters):
+            output = model(X + delta)
+            index = torch.where(output.max(1)[1] == y)[0]
+            if len(index) == 0:
+                break
+            loss = F.cross_entropy(output, y)
+            loss.backward()
+            grad = delta.grad.detach()
+            d = torch.clamp(delta + alpha * torch.sign(grad), -epsilon, epsilon)
+            d = clamp(d, 0-X, 1-X)
+            {step}
+            delta.grad.zero_()
+        all_loss = F.cross_entropy(model(X+delta), y, reduction='none')
+        max_delta[all_loss >= max_loss] = delta.detach()[all_loss >= max_loss]
+        max_loss = torch.max(max_loss, all_loss)
+    return max_delta
+
+
+torch.manual_seed(0)
+model = torch.nn.Linear(4, 3)
+X = torch.rand(50, 4)
+attack_pgd(model, X, model(X).argmax(1), 0.3, 0.01, 3, 2)
+"""
+
+
+def test_pgd_step_written_through_data_keeps_the_leaf_quiet(tmp_path):
+    """fast_adversarial's MNIST attack: `delta.data[index] = d[index]` writes the step
+    into the leaf's storage with no history, so `delta.grad` is filled on every pass."""
+    source = PGD_ATTACK.format(step="delta.data[index] = d[index]")
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None
+
+
+def test_pgd_step_rebinding_the_perturbation_is_flagged(tmp_path):
+    """The step taken as `delta = d`: `delta` is then the clamp's result, a non-leaf, and
+    its `.grad` is None (torch 2.13 warns, then `.zero_()` of None)."""
+    source = PGD_ATTACK.format(step="delta = d")
+    assert (27, "GL206") in _findings(source)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'zero_'"):
+            _run(tmp_path, source)

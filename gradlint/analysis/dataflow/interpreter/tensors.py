@@ -1014,7 +1014,11 @@ class TorchSemantics:
 
     def _written_into(self, target, sources: list, state: State, frame: Frame) -> None:
         """An in-place write of `sources` into `target`: a tensor that needed no grad
-        requires grad once a value that does is written into it (unknown if unknown)."""
+        requires grad once a value that does is written into it (unknown if unknown).
+        Not through `.data` (`delta.data[index] = d[index]`): that write records no op, so
+        neither the tensor behind it nor any name sharing its storage gains a history."""
+        if _through_data(target):
+            return
         value = self._peek(target, state, frame)
         if not isinstance(value, Tensor):
             return
