@@ -6,14 +6,15 @@ gradlint's version and a fingerprint of its code and rule catalogue (an edited c
 never serves stale results), the file's effective settings, its path (findings carry it,
 `per-file-ignores` match it), its bytes, and `index_key(path, source)`: the paths and
 bytes of the project files it imports (project.py), whose definitions its analysis
-reads. Entries are written atomically (a temporary file renamed over the entry), so
-concurrent runs never read a half-written one. An entry is served only when it names the
-request (the file's path, the hash of its bytes and of the project files it imports,
-the hash of the settings and gradlint's code) and every field of every finding has its
-declared type: an entry copied under another file's key, or one with `"line": "abc"`,
-is a miss. JSON, not pickle: a cache
-directory checked into a repository must not be able to run code. (Whoever can write the
-directory can still forge a well-formed entry for a request: it holds no secret.)
+reads, and of those naming its functions (callers.py), whose calls say in which grad
+mode the functions run. Entries are written atomically (a temporary file renamed over
+the entry), so concurrent runs never read a half-written one. An entry is served only
+when it names the request (the file's path, the hash of its bytes and of the project
+files its findings depend on, the hash of the settings and gradlint's code) and every
+field of every finding has its declared type: an entry copied under another file's key,
+or one with `"line": "abc"`, is a miss. JSON, not pickle: a cache directory checked into
+a repository must not be able to run code. (Whoever can write the directory can still
+forge a well-formed entry for a request: it holds no secret.)
 
 The directory holds a `CACHEDIR.TAG` (backup tools skip it) and a `.gitignore` of `*`.
 """
@@ -27,7 +28,7 @@ from enum import Enum
 from functools import cache
 from pathlib import Path
 
-from gradlint import __version__, project
+from gradlint import __version__, callers, project
 from gradlint.config import Config
 from gradlint.diagnostic import Applicability, Diagnostic, Edit, Fix, Severity, Witness
 
@@ -61,8 +62,9 @@ _KINDS = {
 
 def index_key(path: str, source: bytes) -> bytes:
     """Key material from other files that `path`'s findings depend on: the project files
-    it imports, transitively (project.index_key)."""
-    return project.index_key(path, source)
+    it imports, transitively (project.index_key), and those naming its functions, whose
+    calls say in which grad mode they run (callers.key)."""
+    return project.index_key(path, source) + b"\0callers\0" + callers.key(path, source)
 
 
 @cache

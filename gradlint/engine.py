@@ -9,11 +9,11 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 
 import libcst as cst
 
-from gradlint import project, speedups
+from gradlint import callers, project, speedups
 from gradlint.analysis.walk import (
     LAYOUT,
     TOKENS,
@@ -553,7 +553,9 @@ def lint_in_thread(
     if pieces:
         statements, added, foreign = _linked_statements(pieces)
         module = module.with_changes(body=(*statements, *module.body))
-    file = FileContext(path, module, config, foreign)
+    file = FileContext(
+        path, module, config, foreign, partial(callers.called_without_grad, path, source)
+    )
     checkers = [
         checker(file)
         for checker in load_checkers()

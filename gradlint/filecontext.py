@@ -4,6 +4,7 @@ checks and fixes.py that take it, above the analysis it builds."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import PurePath
 
@@ -28,6 +29,7 @@ class FileContext:
         module: cst.Module,
         config: Config,
         foreign: frozenset[cst.FunctionDef] = frozenset(),
+        called_without_grad: Callable[[str | None, str], bool] | None = None,
     ) -> None:
         self.path = path
         self.module = module
@@ -35,6 +37,9 @@ class FileContext:
         # functions of other project files put before the file's own statements (the
         # project index): analysed where the file calls them, not on their own
         self.foreign = foreign
+        # whether every use of a function of the file in its project is a call without
+        # grad (callers.py), by owner class and name; None: not asked (no project)
+        self.called_without_grad = called_without_grad
         self.imports = ImportTable.from_module(module, package_of(path))
         self.index = ModuleIndex(module, self.imports)
         self.scope = Scope(self.imports, self.index, config.no_grad_contexts)
@@ -51,7 +56,13 @@ class FileContext:
     def dataflow(self) -> FileFacts:
         """The dataflow interpreter's facts and events, computed on a rule's first query."""
         return FileFacts(
-            self.module, self.imports, self.index, self.scope, self.call_scan, foreign=self.foreign
+            self.module,
+            self.imports,
+            self.index,
+            self.scope,
+            self.call_scan,
+            foreign=self.foreign,
+            called_without_grad=self.called_without_grad,
         )
 
     @cached_property

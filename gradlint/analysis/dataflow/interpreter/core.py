@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -89,9 +90,12 @@ class FileFacts:
         scan: CallScan | None = None,
         recorder=None,
         foreign: frozenset[cst.FunctionDef] = frozenset(),
+        called_without_grad: Callable[[str | None, str], bool] | None = None,
     ):
         """`recorder`: called after each statement the interpreter runs, with the state
-        after it (recording.py: the fact oracle's query API); None in the linter."""
+        after it (recording.py: the fact oracle's query API); None in the linter.
+        `called_without_grad(owner class, name)`: whether every use of a function of the
+        file in its project is a call without grad (callers.py; None: not asked)."""
         self.edits: list[InplaceEdit] = []
         self.data_writes: list[DataWrite] = []
         self.requires_grad_changes: list[RequiresGradChange] = []
@@ -127,6 +131,7 @@ class FileFacts:
             visit(module, scan)
         interpreter = Interpreter(module, imports, index, scope, self, scan)
         interpreter.recorder = recorder
+        interpreter.called_without_grad = called_without_grad
         interpreter.run(foreign)
         self.shape_conflicts = interpreter.shapes.conflicts  # node -> kind -> ShapeConflict
         self._values = interpreter.values
@@ -185,6 +190,7 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         self.scope = scope
         self.facts = facts
         self.recorder = None  # called after each statement when set (FileFacts)
+        self.called_without_grad = None  # FileFacts' callers.py question, when asked
         self.steps = 0
         self.second_passes = 0  # loops now in their second pass (a call inside one included)
         self.functions = _functions(module, index)  # FunctionDef -> owner
@@ -490,6 +496,7 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
             for node, modes in self.call_modes.items()
             if modes and all(mode is False for mode in modes)
         }
+        off |= self._called_without_grad_elsewhere(off)
         self.facts.edits = [e for e in self.facts.edits if e.body.standalone not in off]
         self.facts.called = set(self.call_modes)
         self.facts.called |= {  # built by other code of the file: its callers decide
@@ -502,6 +509,22 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
             # PhimoeDecoderLayer(MixtralDecoderLayer)`): its modules may be built and called
             # by code in other files, which this file cannot show
             self.facts.called_elsewhere = {node for node, owner in self.functions.items() if owner}
+
+    def _called_without_grad_elsewhere(self, off: set) -> set[cst.FunctionDef]:
+        """Functions run on their own with edits, no call of the file running them with
+        grad, whose every use in the project's other files is a call without grad
+        (callers.py: `load_from` called inside another file's `with torch.no_grad():`)."""
+        if self.called_without_grad is None:
+            return set()
+        found = set()
+        for node in {edit.body.standalone for edit in self.facts.edits} - off - {None}:
+            modes = self.call_modes.get(node, ())
+            if node not in self.functions or any(mode is not False for mode in modes):
+                continue
+            owner = self.functions[node]
+            if self.called_without_grad(owner.name if owner else None, node.name.value):
+                found.add(node)
+        return found
 
     def _differentiated(self) -> set[cst.FunctionDef | None]:
         """Bodies whose results autograd differentiates: module forwards, bodies calling
