@@ -180,8 +180,12 @@ def test_the_file_alone_keeps_the_edit_flagged(tmp_path):
     ],
 )
 def test_uses_that_do_not_prove_no_grad_keep_the_edit_flagged(tmp_path, change):
-    modeling = textwrap.dedent(MODELING).replace(*change).replace(
-        "    def load_from(self, weights):\n", "    def load_from(self, weights, hooks=[]):\n"
+    modeling = (
+        textwrap.dedent(MODELING)
+        .replace(*change)
+        .replace(
+            "    def load_from(self, weights):\n", "    def load_from(self, weights, hooks=[]):\n"
+        )
     )
     assert change[1] in modeling
     resnet = _project(tmp_path, modeling=textwrap.indent(modeling, "    "))
