@@ -2552,3 +2552,72 @@ def test_pgd_step_rebinding_the_perturbation_is_flagged(tmp_path):
         warnings.simplefilter("ignore")
         with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'zero_'"):
             _run(tmp_path, source)
+
+
+# A method of an Optimizer subclass runs in its caller's grad mode (GL202) ---------------
+
+FROMP_OPTIMIZER = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.optim.optimizer import Optimizer
+
+
+def _update_input(self, input, output):
+    self.input = input[0].data
+    self.output = output
+
+
+class opt_fromp(Optimizer):
+    def __init__(self, model, lr=1e-3, tau=1.0):
+        defaults = dict(lr=lr, tau=tau)
+        super(opt_fromp, self).__init__(model.parameters(), defaults)
+        self.model = model
+        self.train_modules = []
+        for module in model.modules():
+            if isinstance(module, nn.Linear):
+                self.train_modules.append(module)
+                module.register_forward_hook(_update_input)
+
+    # Calculate the gradient of the parameters [lc] with respect to the loss
+    def cac_grad(self, loss, lc, retain_graph=None):
+        linear_grad = torch.autograd.grad(loss, lc, retain_graph=retain_graph)
+        return [g.detach() for g in linear_grad]
+
+    {decorator}def step(self, x, y):
+        self.zero_grad()
+        logits = self.model.forward(x)
+        loss_cur = F.cross_entropy(input=logits, target=y, reduction='mean')
+        preds_t = torch.softmax(logits, dim=-1)
+        lc = []
+        for module in self.train_modules:
+            lc.append(module.output)
+        num_fun = preds_t.shape[-1]
+        for fi in range(num_fun):
+            loss_jac_t = preds_t[:, fi].sum()
+            retain_graph = True if fi < num_fun - 1 else None
+            jac_t = self.cac_grad(loss_jac_t, lc, retain_graph=retain_graph)
+        return loss_cur, jac_t
+
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+optimizer = opt_fromp(model)
+optimizer.step(torch.randn(5, 4), torch.randint(0, 3, (5,)))
+"""
+
+
+def test_optimizer_method_without_decorator_runs_with_callers_grad_quiet(tmp_path):
+    """continual-learning's FROMP optimizer: `step` is not decorated, so it runs with grad
+    on (torch.optim.Optimizer does not turn it off) and `torch.autograd.grad` of the
+    softmax outputs works."""
+    source = FROMP_OPTIMIZER.format(decorator="")
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None
+
+
+def test_optimizer_step_decorated_with_no_grad_is_flagged(tmp_path):
+    """The same step under `@torch.no_grad()` (the decorator torch's own optimizers use):
+    the outputs need no grad and `torch.autograd.grad` raises."""
+    source = FROMP_OPTIMIZER.format(decorator="@torch.no_grad()\n    ")
+    assert _findings(source) == [(25, "GL202")]
+    assert "does not require grad" in str(_run(tmp_path, source))

@@ -483,7 +483,10 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
                 env[param.name.value] = OPT_IN
 
     def _declared_grad(self, node: cst.FunctionDef, owner: ClassInfo | None) -> bool | None:
-        grad: bool | None = owner is None or owner.kind is not ClassKind.OPTIMIZER
+        """The grad mode a function starts in: on, or what its decorator sets. A method of
+        a `torch.optim.Optimizer` subclass runs in its caller's mode (torch's own optimizers
+        turn grad off in a decorator of `step`; the base class does not): unknown."""
+        grad: bool | None = True if owner is None or owner.kind is not ClassKind.OPTIMIZER else None
         for decorator in node.decorators:
             effect = self.scope.grad_effect(decorator.decorator)
             if effect is not None:
