@@ -241,6 +241,86 @@ def test_tensor_an_optimizer_is_built_with_is_quiet():
     assert (finding.code, finding.line) == ("GL501", 9)
 
 
+# quark0/darts cnn/model_search.py @f276dd3: the architecture weights are kept out of
+# parameters() on purpose and handed out by arch_parameters(), for the architect's own Adam
+DARTS_SEARCH = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.autograd import Variable
+
+PRIMITIVES = ['none', 'max_pool_3x3', 'skip_connect']
+
+
+class Network(nn.Module):
+
+  def __init__(self, C, num_classes, steps=2):
+    super(Network, self).__init__()
+    self._steps = steps
+    self.stem = nn.Linear(C, C)
+    self.classifier = nn.Linear(C, num_classes)
+    self._initialize_alphas()
+
+  def forward(self, input):
+    weights = F.softmax(self.alphas_normal, dim=-1)
+    return self.classifier(self.stem(input) * weights[:, 1].sum())
+
+  def _initialize_alphas(self):
+    k = sum(1 for i in range(self._steps) for n in range(2+i))
+    num_ops = len(PRIMITIVES)
+
+    self.alphas_normal = Variable(1e-3*torch.randn(k, num_ops), requires_grad=True)
+    self.alphas_reduce = Variable(1e-3*torch.randn(k, num_ops), requires_grad=True)
+    self._arch_parameters = [
+      self.alphas_normal,
+      self.alphas_reduce,
+    ]
+{accessor}
+
+model = Network(4, 3)
+optimizer = torch.optim.SGD(model.parameters(), 0.1)
+{architect}
+before = model.alphas_normal.detach().clone()
+loss = F.cross_entropy(model(torch.randn(8, 4)), torch.randint(0, 3, (8,)))
+loss.backward()
+optimizer.step()
+{arch_step}
+"""
+DARTS_ACCESSOR = """
+  def arch_parameters(self):
+    return self._arch_parameters
+"""
+
+
+def test_tensor_a_method_hands_out_for_its_own_optimizer_is_quiet(tmp_path):
+    """DARTS: not registered, on purpose; trained by the optimizer built with what
+    arch_parameters() returns (run in torch: the architecture step moves it)."""
+    source = DARTS_SEARCH.format(
+        accessor=DARTS_ACCESSOR,
+        architect="arch_optimizer = torch.optim.Adam(model.arch_parameters(), lr=0.1)",
+        arch_step="arch_optimizer.step()\nassert not torch.equal(before, model.alphas_normal)",
+    )
+    assert codes(source) == []
+    runpy.run_path(_script(tmp_path, source), run_name="__main__")
+
+
+def test_same_tensor_without_a_hand_out_is_flagged(tmp_path):
+    """The twin: only parameters() reaches an optimizer, and the weights never move."""
+    source = DARTS_SEARCH.format(
+        accessor="",
+        architect="",
+        arch_step="assert torch.equal(before, model.alphas_normal)",
+    )
+    assert [(d.code, d.line) for d in lint(source)] == [("GL501", 27), ("GL501", 28)]
+    runpy.run_path(_script(tmp_path, source), run_name="__main__")
+
+
+def _script(directory: Path, source: str) -> str:
+    path = directory / "darts_search.py"
+    path.write_text(textwrap.dedent(source))
+    return str(path)
+
+
 def test_modules_stored_by_a_function_the_constructor_calls():
     source = """
     import torch.nn as nn

@@ -48,6 +48,7 @@ class ModuleStateChecker(Checker):
             if event.module is not None and event.module.info in classes:
                 instances.setdefault(id(event.module), []).append(event)
         wrapped = _wrapped(facts, classes) | _optimized(facts, instances.values())
+        wrapped |= _handed_out(facts, instances.values())
         handed = _handed_on(facts, instances.values())
         reported: set[cst.CSTNode] = set()
         calls_under: dict[cst.CSTNode, list[cst.Call]] = {}  # _of_submodules' walks, by node
@@ -229,6 +230,39 @@ def _optimized(facts: FileFacts, instances) -> set[tuple[ClassInfo, str]]:
         for event in events
         if isinstance(event.value, Tensor) and event.value.storage in storages
     }
+
+
+def _handed_out(facts: FileFacts, instances) -> set[tuple[ClassInfo, str]]:
+    """(class, attribute) pairs whose tensor a method of the class returns as it is, or in
+    a list or tuple (`def arch_parameters(self): return self._arch_parameters`): the
+    class hands it to other code, which may build an optimizer with it (DARTS keeps its
+    architecture weights out of `parameters()` on purpose, for an optimizer of their
+    own). A forward's result is what the module computes, not a hand-out."""
+    returned: dict[ClassInfo, set[int]] = {}
+    for event in facts.returns:
+        name = event.function.name.value
+        if name in ("forward", "__call__"):
+            continue
+        for tensor in _tensors_in(event.value):
+            returned.setdefault(event.function, set()).add(tensor.storage)
+    found = set()
+    for events in instances:
+        for event in events:
+            info, value = event.module.info, event.value
+            if not isinstance(value, Tensor):
+                continue
+            if any(value.storage in returned.get(m, ()) for m in info.methods.values()):
+                found.add((info, event.attr))
+    return found
+
+
+def _tensors_in(value, depth: int = 2) -> list[Tensor]:
+    """`value` if a tensor, or the tensors a list or tuple of them holds."""
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, Seq) and depth:
+        return [t for item in value.items for t in _tensors_in(item, depth - 1)]
+    return []
 
 
 def _handed_on(facts: FileFacts, instances) -> set[tuple[ClassInfo, str]]:
