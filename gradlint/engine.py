@@ -483,7 +483,8 @@ def lint_source(path: str, source: bytes | str, config: Config | None = None) ->
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
     raw = from_bom(raw)
     try:
-        link = project.linked(path, raw)
+        with _collector_paused():  # CPython's trees of the file and the modules it imports
+            link = project.linked(path, raw)
     except Exception as error:  # a bug in the index: the file is linted alone
         return _alone(path, raw, config, [internal_error(path, error)])
     if link is not None and (parsed_at_all(raw) or any(map(_piece_imports_torch, link.pieces))):
