@@ -110,24 +110,26 @@ class RequiresGradKeywordChecker(Checker):
             name = attribute.attr.value
             if dotted(attribute.value) == "self":
                 continue  # a setting of the project's own class, not a tensor flag
+            if not is_requires_grad_typo(name) or name in self._attributes_read:
+                continue
+            # asked only now: the dataflow asked for mid-walk runs a call scan of its own
             if self._flag_already_holds(attribute.value, node.value):
                 continue  # `p.requiresGrad = True` on a parameter: the meant flag holds
-            if is_requires_grad_typo(name) and name not in self._attributes_read:
-                self.report(
-                    attribute.attr,
-                    "GL204",
-                    headline(
-                        "{attribute} sets a new Python attribute, not autograd's flag",
-                        attribute=f"`{self.file.code_for(attribute)}`",
-                    ),
-                    severity=Severity.WARNING,
-                    detail=(
-                        "`requires_grad` keeps its old value and no error is raised. Write "
-                        "`.requires_grad`."
-                    ),
-                    witness=_attribute_witness(name),
-                    fix=_spelling_fix(self.file, attribute.attr),
-                )
+            self.report(
+                attribute.attr,
+                "GL204",
+                headline(
+                    "{attribute} sets a new Python attribute, not autograd's flag",
+                    attribute=f"`{self.file.code_for(attribute)}`",
+                ),
+                severity=Severity.WARNING,
+                detail=(
+                    "`requires_grad` keeps its old value and no error is raised. Write "
+                    "`.requires_grad`."
+                ),
+                witness=_attribute_witness(name),
+                fix=_spelling_fix(self.file, attribute.attr),
+            )
 
     def _flag_already_holds(self, owner: cst.BaseExpression, value) -> bool:
         """The literal flag is what the tensor already has (`True` on a parameter that
