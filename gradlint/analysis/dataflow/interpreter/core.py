@@ -224,6 +224,12 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         self.class_objects: dict[ClassInfo, Obj] = {}
         # the attributes the file's subclasses of a class set (_set_by_subclasses), by class
         self.set_below: dict[ClassInfo, frozenset[str]] = {}
+        # whether a method sets requires_grad (_switches_requires_grad), once asked; none
+        # does where no code names the attribute
+        self.switching: dict[cst.FunctionDef, bool] = {}
+        self.names_requires_grad = bool(
+            scan.attributes["requires_grad"] or scan.attributes["requires_grad_"]
+        )
         self.ran: set[cst.FunctionDef] = set()  # functions analysed on their own so far
         # instances built by a call, by their `_built_key`, and the depth of calls under
         # way when they were built (nested constructions deeper than MAX_DEPTH are cut)
@@ -593,7 +599,7 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         for name in self.set_below[info]:
             if name in obj.attrs and not isinstance(obj.attrs[name], OneOf):
                 obj.attrs[name] = OneOf((obj.attrs[name], None))
-        if _switches_requires_grad(info, self.index):
+        if self.names_requires_grad and _switches_requires_grad(info, self.index, self.switching):
             freezing.may_freeze(obj)  # a method may have frozen the instance in use
 
     def _built_key(self, info: ClassInfo, call: cst.Call | None, args) -> tuple | None:
@@ -761,19 +767,22 @@ def _set_by_subclasses(info: ClassInfo, index) -> frozenset[str]:
     return frozenset(found)
 
 
-def _switches_requires_grad(info: ClassInfo, index) -> bool:
+def _switches_requires_grad(info: ClassInfo, index, known: dict[cst.FunctionDef, bool]) -> bool:
     """A method of the class or of a base of the file, besides `__init__`, sets
     `requires_grad` on the instance's own parameters (byol-a's `set_trainable` of a mixin:
     `for p in self.parameters(): p.requires_grad = trainable`): the instance its methods
     run on when analysed on their own may have been frozen by it, so its parameters are
-    not proven to require grad. A flag set on a tensor a forward computes is not that."""
+    not proven to require grad. A flag set on a tensor a forward computes is not that.
+    `known`: each method's answer so far (subclasses share their bases' methods)."""
     for current in index.lineage(info):
         for name, method in current.methods.items():
             if name == "__init__":
                 continue
-            nodes = list(iter_nodes(method))
-            enumerates = any(_enumerates_own_parameters(node) for node in nodes)
-            if any(_sets_own_requires_grad(node, enumerates) for node in nodes):
+            if method not in known:
+                nodes = list(iter_nodes(method))
+                enumerates = any(_enumerates_own_parameters(node) for node in nodes)
+                known[method] = any(_sets_own_requires_grad(node, enumerates) for node in nodes)
+            if known[method]:
                 return True
     return False
 
