@@ -680,6 +680,50 @@ def test_optimizer_stepped_or_handed_on_is_quiet(more):
     assert "GL507" not in codes(_DETECTOR_AND_CORRECTOR.format(more=more))
 
 
+def test_optimizer_built_in_a_method_and_stepped_through_another_name_is_quiet():
+    """generative-inpainting#38: the trainer builds its optimizers in __init__ (analysed
+    on its own too, over an instance of its own) and main() steps them as
+    `trainer_module.optimizer_d`: that construction is stepped."""
+    source = """
+import torch
+import torch.nn as nn
+from torch import autograd
+
+
+class Trainer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.netG = nn.Linear(4, 4)
+        self.localD, self.globalD = nn.Linear(4, 1), nn.Linear(4, 1)
+        self.optimizer_g = torch.optim.Adam(self.netG.parameters())
+        d_params = list(self.localD.parameters()) + list(self.globalD.parameters())
+        self.optimizer_d = torch.optim.Adam(d_params)
+
+    def forward(self, x):
+        fake = self.netG(x)
+        mixed = (0.5 * x + 0.5 * fake.detach()).requires_grad_()
+        critic = self.localD(mixed) + self.globalD(mixed)
+        (gradients,) = autograd.grad(critic.sum(), mixed, create_graph=True)
+        return gradients.norm() + self.localD(fake).mean(), -self.globalD(fake).mean()
+
+
+def main():
+    trainer = Trainer()
+    trainer_module = trainer
+    for _ in range(2):
+        loss_d, loss_g = trainer(torch.randn(2, 4))
+        trainer_module.optimizer_d.zero_grad()
+        trainer_module.optimizer_g.zero_grad()
+        (loss_d + loss_g).backward()
+        trainer_module.optimizer_d.step()
+        trainer_module.optimizer_g.step()
+
+
+main()
+"""
+    assert "GL507" not in codes(source)
+
+
 _GROUPS = """
 import torch
 import torch.nn as nn

@@ -402,6 +402,56 @@ def test_stale_graph_message_names_module_and_backward_line():
     assert "`net`" in finding.message and "line 9" in finding.message
 
 
+_DRAWN_STEP = """
+import torch
+import torch.nn as nn
+
+G = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 4))
+D, E = nn.Linear(4, 1), nn.Linear(4, 4)
+{freeze}
+optim_G = torch.optim.Adam({params}, lr=0.001)
+optim_D = torch.optim.Adam(D.parameters(), lr=0.001)
+for _ in range(2):
+    out = D(G(torch.randn(2, 4)) + E(torch.randn(2, 4)))
+    optim_G.zero_grad()
+    out.mean().backward(retain_graph=True)
+    optim_G.step()
+    optim_D.zero_grad()
+    (1 - out).mean().backward()
+    optim_D.step()
+"""
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        "filter(lambda p: p.requires_grad, G.parameters())",
+        "list(filter(lambda p: p.requires_grad, G.parameters()))",
+        "list(G.parameters()) + list(E.parameters())",
+        "list(E.parameters()) + list(filter(lambda q: q.requires_grad, G.parameters()))",
+    ],
+)
+def test_step_of_parameters_drawn_from_modules_before_a_backward_through_them(params):
+    # torch: the second backward needs G's weights the step edited in place (raises)
+    found = lint(_DRAWN_STEP.format(freeze="", params=params))
+    assert ("GL504", 14) in {(f.code, f.line) for f in found}
+
+
+@pytest.mark.parametrize(
+    "freeze",
+    [
+        "G.requires_grad_(False)",  # the filter keeps none of G (torch: empty optimizer)
+        "for name, p in G.named_parameters():\n    p.requires_grad = name.endswith('bias')",
+    ],
+)
+def test_filter_of_a_frozen_or_partly_frozen_module_states_no_step(freeze):
+    # G frozen: the filter drops its parameters; partly frozen (torch runs it: the biases
+    # it keeps are not saved): which ones it keeps is unknown. No stale graph is stated.
+    params = "filter(lambda p: p.requires_grad, G.parameters())"
+    found = lint(_DRAWN_STEP.format(freeze=freeze, params=params))
+    assert "GL504" not in {f.code for f in found}
+
+
 # -- GL305 ------------------------------------------------------------------------
 
 

@@ -174,9 +174,12 @@ class OptimizerReachChecker(Checker):
         reached = frozenset().union(
             *(n.params for e in training if e.kind == "backward" for n in e.nodes)
         )
+        # a construction some analysis saw stepped (a method analysed on its own makes
+        # its own instance, whose parameters no step of another body shares)
+        stepped_sites = {e.node for e in self._optimizers if _held(e) & stepped}
         for site in self._optimizers:
             held = _held(site)
-            if site.node in reported or held & stepped or not held & reached:
+            if site.node in reported or site.node in stepped_sites or not held & reached:
                 continue
             name = self._bound_name(site.node)
             if name is not None and self._only_kept(name):

@@ -198,6 +198,9 @@ class Seq:
     # a list a loop grew by the same items each pass (`layers += [conv, act]`): one pass's
     # items in order, repeated any number of times
     cycle: tuple[Value | None, ...] | None = field(default=None, compare=False)
+    # a list drawn from modules' parameters (`list(m.parameters())`, `filter(lambda p:
+    # p.requires_grad, m.parameters())`, their sums): the storages of the parameters in it
+    parameters: frozenset[int] | None = None
 
     def item(self, index: int | None) -> Value | None:
         if self.any_length:

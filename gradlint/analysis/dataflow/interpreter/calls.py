@@ -49,6 +49,7 @@ from gradlint.analysis.dataflow.interpreter.common import (
     _storages,
     _takes_self,
     _truth,
+    keeps_trainable,
 )
 from gradlint.analysis.dataflow.interpreter.state import (
     Frame,
@@ -310,6 +311,8 @@ class Calls:
                 return _SUPER
             if func.value in _ITERATION_BUILTINS:
                 return self._iteration(func.value, args[0])
+            if func.value == "filter" and len(args[0]) == 2 and not args[1]:
+                return self._filtered(call, args[0][1])
             if func.value in ("float", "int") and args[0] and isinstance(args[0][0], Tensor):
                 return cuts.number(f"`{func.value}(...)`", args[0][:1])
             if func.value == "len" and len(args[0]) == 1 and not args[1]:
@@ -408,6 +411,15 @@ class Calls:
         if isinstance(first, Seq) or qualified in _NUMPY_CONSTRUCTORS:
             self._to_numpy(call, f"`{qualified}(...)`", [first], frame)
 
+    def _filtered(self, call: cst.Call, iterable):
+        """`filter(lambda p: p.requires_grad, m.parameters())`: the parameters of `m` not
+        proven frozen (an optimizer's usual argument); other filters are unknown."""
+        if not isinstance(iterable, Parameters) or not keeps_trainable(call.args[0].value):
+            return None
+        storages = optimizers.drawn(iterable, trainable_only=True)
+        element = _element(iterable, self.freezes)
+        return Seq((element,), any_length=True, parameters=storages)
+
     def _iteration(self, builtin: str, positional: list):
         """`enumerate(v)`, `zip(a, b)`, `list(v)`, ...: a sequence of what iterating yields."""
         if builtin == "range":
@@ -429,7 +441,11 @@ class Calls:
         if positional and builtin in ("list", "tuple", "reversed", "sorted", "iter"):
             if isinstance(positional[0], Seq):
                 return positional[0]
-            return Seq((_element(positional[0], self.freezes),), any_length=True)
+            storages = None
+            if builtin in ("list", "tuple") and isinstance(positional[0], Parameters):
+                storages = optimizers.drawn(positional[0])
+            element = _element(positional[0], self.freezes)
+            return Seq((element,), any_length=True, parameters=storages)
         return None
 
     def _arguments(self, call: cst.Call, state: State, frame: Frame, keeps: bool = False):

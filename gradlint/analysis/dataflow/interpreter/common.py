@@ -251,7 +251,10 @@ def _sequence_arithmetic(operator, a, b):
             return Seq(a.items + b.items)
         if a.cycle is not None and not b.any_length and same_items(a.cycle, b.items):
             return a  # one more pass of the loop that grew it
-        return Seq((join(a.item(0), b.item(0)),), any_length=True)
+        parameters = None  # `list(a.parameters()) + list(b.parameters())`: both lists'
+        if a.parameters is not None and b.parameters is not None:
+            parameters = a.parameters | b.parameters
+        return Seq((join(a.item(0), b.item(0)),), any_length=True, parameters=parameters)
     if name == "Multiply":
         seq = a if isinstance(a, Seq) else b
         if isinstance(seq, Seq) and len(seq.items) == 1:
@@ -310,3 +313,17 @@ def tensor_annotation(param: cst.Param, imports: ImportTable) -> str | None:
     if len(tensors) != 1 or len(others) != 1:
         return None
     return "tensor" if len(sides) == 1 else "optional"
+
+
+def keeps_trainable(predicate: cst.BaseExpression) -> bool:
+    """`lambda p: p.requires_grad`: a filter keeping the parameters that require grad."""
+    if not isinstance(predicate, cst.Lambda) or len(predicate.params.params) != 1:
+        return False
+    name = predicate.params.params[0].name.value
+    body = predicate.body
+    return (
+        isinstance(body, cst.Attribute)
+        and body.attr.value == "requires_grad"
+        and isinstance(body.value, cst.Name)
+        and body.value.value == name
+    )

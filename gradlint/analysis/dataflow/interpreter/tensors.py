@@ -42,6 +42,7 @@ from gradlint.analysis.dataflow.interpreter.common import (
     _inplace_flag,
     _is_dim,
     _truth,
+    keeps_trainable,
 )
 from gradlint.analysis.dataflow.interpreter.state import Frame, Modules, State, _Edit
 from gradlint.analysis.dataflow.uses import (
@@ -546,7 +547,7 @@ class TorchSemantics:
             if builtin in ("list", "tuple") and len(arguments) == 1:
                 node = arguments[0].value
             elif builtin == "filter" and len(arguments) == 2:
-                if not _keeps_trainable(arguments[0].value):
+                if not keeps_trainable(arguments[0].value):
                     break
                 node, trainable_only = arguments[1].value, True
             else:
@@ -1059,17 +1060,3 @@ class TorchSemantics:
             self.facts.data_writes.append(DataWrite(node, name, where))
             return
         frame.data_writes.append((frame.order, node, name))
-
-
-def _keeps_trainable(predicate: cst.BaseExpression) -> bool:
-    """`lambda p: p.requires_grad`: a filter keeping the parameters that require grad."""
-    if not isinstance(predicate, cst.Lambda) or len(predicate.params.params) != 1:
-        return False
-    name = predicate.params.params[0].name.value
-    body = predicate.body
-    return (
-        isinstance(body, cst.Attribute)
-        and body.attr.value == "requires_grad"
-        and isinstance(body.value, cst.Name)
-        and body.value.value == name
-    )
