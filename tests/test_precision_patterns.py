@@ -2621,3 +2621,90 @@ def test_optimizer_step_decorated_with_no_grad_is_flagged(tmp_path):
     source = FROMP_OPTIMIZER.format(decorator="@torch.no_grad()\n    ")
     assert _findings(source) == [(25, "GL202")]
     assert "does not require grad" in str(_run(tmp_path, source))
+
+
+# Parameters of a slice or an item of a registered ModuleList are registered (GL502) ---
+
+GCNII_DENSE = """\
+import torch
+import torch.nn.functional as F
+{layer}
+
+
+class GCNIIdense_model(torch.nn.Module):
+    def __init__(self, in_channels, hidden_channels, out_channels, num_layers,dropout,alpha,norm):
+        super(GCNIIdense_model, self).__init__()
+        {convs}
+        self.convs.append(torch.nn.Linear(in_channels, hidden_channels))
+        for _ in range(num_layers):
+            self.convs.append(GCNIIdenseConv(hidden_channels, hidden_channels,bias=norm))
+        self.convs.append(torch.nn.Linear(hidden_channels,out_channels))
+        self.reg_params = list(self.convs[1:-1].parameters())
+        self.non_reg_params = list(self.convs[0:1].parameters())+list(self.convs[-1:].parameters())
+        self.dropout = dropout
+        self.alpha = alpha
+
+    def forward(self, x):
+        x = F.dropout(x, self.dropout ,training=self.training)
+        x = F.relu(self.convs[0](x))
+        _hidden = [x]
+        for i,con in enumerate(self.convs[1:-1]):
+            x = F.dropout(x, self.dropout ,training=self.training)
+            x = F.relu(con(x, self.alpha, _hidden[0]))+_hidden[-1]
+            _hidden.append(x)
+        x = F.dropout(x, self.dropout ,training=self.training)
+        x = self.convs[-1](x)
+        return F.log_softmax(x, dim=1)
+"""
+
+GCNII_LAYER = """\
+class GCNIIdenseConv(torch.nn.Module):
+    def __init__(self, in_channels, out_channels, bias=None):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(in_channels, out_channels) * 0.1)
+
+    def forward(self, x, alpha, h0):
+        return ((1 - alpha) * x + alpha * h0) @ self.weight
+"""
+
+GCNII_CHECK = """
+
+model = GCNIIdense_model(4, 8, 3, 2, 0.1, 0.5, 'bn')
+registered = {id(p) for p in model.parameters()}
+kept = model.reg_params + model.non_reg_params
+assert all(id(p) in registered for p in kept), "a kept parameter is not registered"
+assert len(registered) == len(kept), "parameters() misses layers"
+model.to(torch.float64)
+assert all(p.dtype == torch.float64 for p in kept)
+"""
+
+
+def test_parameters_of_slices_of_a_registered_module_list_are_quiet(tmp_path):
+    """GCNII's ogbn-arxiv model: the weight-decay groups are `list(self.convs[1:-1]
+    .parameters())` and the ends' parameters; slicing the ModuleList yields its own
+    registered layers (one of them imported from the project)."""
+    convs = "self.convs = torch.nn.ModuleList()"
+    imported = "from layer import GCNIIdenseConv"
+    assert _findings(GCNII_DENSE.format(layer=imported, convs=convs)) == []
+    assert _run(tmp_path, GCNII_DENSE.format(layer=GCNII_LAYER, convs=convs) + GCNII_CHECK) is None
+
+
+def test_layers_appended_to_a_plain_list_are_flagged(tmp_path):
+    """The same model with `self.convs = []` (and the groups gathered layer by layer, as a
+    list has no `.parameters()`): nothing registers the layers, so `parameters()`, the
+    optimizer and `.to()` miss them."""
+
+    def plain(layer: str) -> str:
+        source = GCNII_DENSE.format(layer=layer, convs="self.convs = []")
+        source = source.replace(
+            "list(self.convs[1:-1].parameters())",
+            "[p for conv in self.convs[1:-1] for p in conv.parameters()]",
+        )
+        return source.replace(
+            "list(self.convs[0:1].parameters())+list(self.convs[-1:].parameters())",
+            "[p for conv in self.convs[0:1] + self.convs[-1:] for p in conv.parameters()]",
+        )
+
+    assert (10, "GL502") in _findings(plain("from layer import GCNIIdenseConv"))
+    error = _run(tmp_path, plain(GCNII_LAYER) + GCNII_CHECK)
+    assert "a kept parameter is not registered" in str(error)

@@ -300,8 +300,10 @@ def _of_submodules(
 ) -> bool:
     """Every value put into the container comes from enumerating sub-modules the class
     registers (`list(self.fc.parameters())`, also when `self.fc` is assigned in each arm
-    of an if / else and the dataflow keeps no single module for it). `calls_under`: the
-    method calls below each source node met so far (instances of a class share them)."""
+    of an if / else and the dataflow keeps no single module for it), or an item or slice
+    of one (`list(self.convs[1:-1].parameters())`: indexing a registered ModuleList or
+    Sequential yields its own registered layers). `calls_under`: the method calls below
+    each source node met so far (instances of a class share them)."""
     sources = [event.node if event.source is None else event.source for event in history]
     calls = []
     for source in sources:
@@ -317,6 +319,8 @@ def _of_submodules(
         return False
     for call in enumerated:
         owner = call.func.value
+        while isinstance(owner, cst.Subscript):
+            owner = owner.value
         if not (
             isinstance(owner, cst.Attribute)
             and dotted(owner.value) == "self"
