@@ -344,6 +344,59 @@ def test_an_argument_taken_as_given_excludes_only_the_facts_that_depend_on_it(tm
     assert tally.causes["kind: an argument taken as given, None at run time"] == 1  # y only
 
 
+IN_ORDER = textwrap.dedent(
+    """\
+    import torch
+    import torch.nn as nn
+
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x: torch.Tensor, mask=None):
+            h = self.fc(x)
+            if mask is not None:
+                h = h * mask
+            h = self.fc(x)
+            a = h
+            b = h.relu()
+            if mask is not None:
+                a.mul_(mask)
+            c = h.relu()
+            for _ in range(2):
+                if mask is None:
+                    break
+                b = b + 1
+            d = b
+            return c + d
+
+
+    block = Block()
+    block(torch.randn(2, 4))
+    block(torch.randn(2, 4), torch.randn(2, 4))
+    """
+)
+
+
+def test_what_depends_on_an_argument_taken_as_given_follows_the_statements_order(tmp_path):
+    stated = StatementFacts(IN_ORDER)
+    # `h` before the branch testing `mask`, and bound again after it from `x` alone: the
+    # same value whether mask is passed or None
+    assert stated.query(11, "h").assumed_given == frozenset()
+    assert stated.query(14, "h").assumed_given == frozenset()
+    assert stated.query(16, "b").assumed_given == frozenset()
+    # `a` holds h's tensor, which the branch edits in place: c is computed from it
+    assert stated.query(19, "c").assumed_given == {"mask"}
+    # a loop a test of `mask` leaves early: what it computes differs after it
+    assert stated.query(24, "d").assumed_given == {"mask"}
+    tally = _check(tmp_path, IN_ORDER)
+    assert tally.contradictions == []
+    # c, d, and the loop's `_` (a loop left early by such a test is taken whole)
+    assert tally.causes["kind: an argument taken as given, None at run time"] == 3
+
+
 JOINED_UNKNOWN = textwrap.dedent(
     """\
     import torch

@@ -379,18 +379,21 @@ class StatementFacts:
         # per (line, name): each context's value and cause of unknown, for --explain
         self.trail: dict[tuple[int, str], list[str]] = {}
         self.keep_trail = keep_trail
-        self._dependents: dict[tuple[cst.FunctionDef, frozenset[str]], frozenset[str]] = {}
+        self._dependents: dict[tuple[cst.FunctionDef, frozenset[str]], Dependence] = {}
         imports = ImportTable.from_module(module, package)
         index = ModuleIndex(module, imports)
         scope = Scope(imports, index, ())
         self.facts = FileFacts(module, imports, index, scope, recorder=self, foreign=foreign)
 
-    def _depending(self, name: str, frame, run, assumed: frozenset[str]) -> frozenset[str]:
-        """The arguments taken as given that `name`'s value may depend on, where the
-        statement runs in the function run on its own or in calls inlined into it: each
-        named as that function's argument and as the parameters of the calls in between
-        that receive what depends on it (the runtime records the None arguments of the
-        statement's own frame). All of them when the chain of calls is not known."""
+    def _depending(
+        self, name: str, statement: cst.CSTNode, frame, run, assumed: frozenset[str]
+    ) -> frozenset[str]:
+        """The arguments taken as given that `name`'s value after `statement` may depend
+        on, where the statement runs in the function run on its own or in calls inlined
+        into it: each named as that function's argument and as the parameters of the calls
+        in between that receive what depends on it where they are called (the runtime
+        records the None arguments of the statement's own frame). All of them when the
+        chain of calls is not known."""
         calls = [place.node for place in run.path if place.kind == "call"]
         functions = run.stack
         if (
@@ -401,25 +404,25 @@ class StatementFacts:
             return assumed
         found = set()
         for argument in assumed:
-            depending: frozenset[str] | None = self._dependents_in(functions[0], {argument})
+            dependence = self._dependence(functions[0], frozenset({argument}))
             names = {argument}
             for call, callee in zip(calls, functions[1:], strict=True):
-                roots = _parameters_given(call, callee, depending)
+                roots = _parameters_given(call, callee, dependence.before(call))
                 if roots is None:
-                    depending = None  # the callee's receiver depends on it: all of it may
+                    dependence = None  # the callee's receiver depends on it: all of it may
                     break
                 names |= roots
-                depending = self._dependents_in(callee, roots)
-            if depending is None or _overlaps(name, depending):
+                dependence = self._dependence(callee, frozenset(roots))
+            if dependence is None or dependence.after(statement, name):
                 found |= names
         return frozenset(found)
 
-    def _dependents_in(self, function: cst.FunctionDef, roots) -> frozenset[str]:
-        """`dependents(function, roots)`, once per function and roots."""
-        key = (function, frozenset(roots))
+    def _dependence(self, function: cst.FunctionDef, roots: frozenset[str]) -> Dependence:
+        """`Dependence(function, roots)`, once per function and roots."""
+        key = (function, roots)
         found = self._dependents.get(key)
         if found is None:
-            found = self._dependents[key] = dependents(function, key[1]) if roots else frozenset()
+            found = self._dependents[key] = Dependence(function, roots)
         return found
 
     def line_of(self, node: cst.CSTNode) -> int | None:
@@ -463,15 +466,15 @@ class StatementFacts:
             value = _value_of(name, state, interpreter)
             facts = describe(value)
             unknown = _unknown(facts, functools.partial(causes.of, expr, state=state))
-            self._note(line, name, value, facts, unknown, frame, interpreter, state.grad)
+            self._note(line, statement, name, value, facts, unknown, frame, interpreter, state.grad)
 
-    def _note(self, line: int, name: str, value, facts: dict, unknown: dict, frame, run, grad):
-        """One context's facts of `name` after `line`, run with grad mode `grad` (None:
-        decided at run time)."""
+    def _note(self, line: int, statement, name: str, value, facts, unknown, frame, run, grad):
+        """One context's facts of `name` after `statement` at `line`, run with grad mode
+        `grad` (None: decided at run time)."""
         standalone = run.module_body_done
         assumed = frozenset(run.assumed_given) if standalone else frozenset()
         if assumed:
-            assumed = self._depending(name, frame, run, assumed)
+            assumed = self._depending(name, statement, frame, run, assumed)
         self.stated.setdefault((line, name), Stated()).join(facts, unknown, assumed)
         for mode in (True, False) if grad is None or standalone else (grad,):
             stated, causes = facts, unknown
@@ -497,7 +500,7 @@ class StatementFacts:
             value = _value_of(name, state, interpreter)
             facts = describe(value)
             unknown = _unknown(facts, lambda f: "loop item of " + causes.of(loop.iter, f, state))
-            self._note(line, name, value, facts, unknown, frame, interpreter, state.grad)
+            self._note(line, loop, name, value, facts, unknown, frame, interpreter, state.grad)
 
 
 def _context(frame, interpreter) -> str:
@@ -538,30 +541,195 @@ def _value_of(name: str, state, interpreter):
 _GROWING = frozenset({"append", "extend", "insert", "update", "add", "setdefault", "pop"})
 
 
-def dependents(function: cst.FunctionDef, roots: frozenset[str]) -> frozenset[str]:
+class Dependence:
     """The names (dotted) of `function` whose values may differ when the names `roots`
-    hold other values on entry (an argument taken as given, None at run time): the roots,
-    what the arms of a branch or loop testing one of them bind or edit in place (`if mask
-    is not None: h = h + mask`), and the targets of a statement computed from one
-    (`a if mask is None else b`), over the whole body whatever the order. Other names hold
-    the same values either way: a run's facts of them hold for both."""
-    found = set(roots)
-    statements = [n for n in iter_nodes(function.body) if isinstance(n, _BINDING)]
-    branches = [n for n in iter_nodes(function.body) if isinstance(n, cst.If | cst.While)]
-    for _ in range(len(statements) + len(branches) + 1):
-        before = len(found)
-        for branch in branches:
-            if any(_overlaps(read, found) for read in _reads(branch.test)):
-                arms = [branch.body] if branch.orelse is None else [branch.body, branch.orelse]
-                for arm in arms:
-                    for inner in iter_nodes(arm):
-                        found.update(_changed(inner))
+    hold other values on entry (an argument taken as given, None at run time), statement
+    by statement in the order they run: after a statement, its targets depend on the roots
+    when what it computes them from does (`y = h + mask`) or when it runs in an arm of a
+    branch or a loop testing what does (`if mask is not None: h = h * mask`); a name bound
+    again from what does not depend on them holds the same value either way (`h =
+    self.fc(x)` before that branch). Editing a value in place (`h.mul_(mask)`, `h[i] =`,
+    `h += mask`) reaches the names that may hold it too. A loop runs to a fixpoint; a loop
+    that a dependent test leaves early, or whose iterable depends, is dependent whole."""
+
+    def __init__(self, function: cst.FunctionDef, roots: frozenset[str]) -> None:
+        self._after: dict[cst.CSTNode, set[str]] = {}  # a simple statement or loop header
+        self._calls: dict[cst.Call, set[str]] = {}  # what depends before a call's statement
+        self._aliases: dict[str, set[str]] = {}  # a name -> the names read to bind it
+        self._none = not roots
+        if roots:
+            self._block(function.body.body, set(roots), False)
+
+    def after(self, statement: cst.CSTNode, name: str) -> bool:
+        """Whether `name` may depend on the roots after `statement` (a statement never
+        walked, as in an unusual compound statement, may)."""
+        if self._none:
+            return False
+        found = self._after.get(statement)
+        return found is None or _overlaps(name, found)
+
+    def before(self, call: cst.Call) -> frozenset[str] | None:
+        """What may depend on the roots when `call` runs (None: not known)."""
+        found = self._calls.get(call)
+        if self._none:
+            return frozenset()
+        return frozenset(found) if found is not None else None
+
+    def _block(self, statements, depending: set[str], control: bool) -> set[str]:
         for statement in statements:
-            if any(_overlaps(read, found) for read in _reads(_computed(statement))):
-                found.update(_changed(statement))
-        if len(found) == before:
-            break
-    return frozenset(found)
+            depending = self._statement(statement, depending, control)
+        return depending
+
+    def _statement(self, node: cst.CSTNode, depending: set[str], control: bool) -> set[str]:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                depending = self._simple(small, depending, control)
+            return depending
+        if isinstance(node, cst.If):
+            self._note_calls(node.test, depending)
+            arm_control = control or _reads_any(node.test, depending)
+            body = self._block(node.body.body, set(depending), arm_control)
+            orelse = node.orelse
+            if isinstance(orelse, cst.If):
+                other = self._statement(orelse, set(depending), arm_control)
+            elif isinstance(orelse, cst.Else):
+                other = self._block(orelse.body.body, set(depending), arm_control)
+            else:
+                other = depending
+            return body | other
+        if isinstance(node, cst.For | cst.While):
+            return self._loop(node, depending, control)
+        if isinstance(node, cst.With):
+            for item in node.items:
+                self._note_calls(item.item, depending)
+                if item.asname is not None:
+                    dependent = control or _reads_any(item.item, depending)
+                    depending = self._bind(item.asname.name, item.item, depending, dependent)
+            return self._block(node.body.body, depending, control)
+        if isinstance(node, cst.Try):
+            return self._try(node, depending, control)
+        # a nested function or class, a match: every name it binds may depend
+        changed = {n for inner in iter_nodes(node) for n in _changed(inner)}
+        if isinstance(node, cst.FunctionDef | cst.ClassDef):
+            changed.add(node.name.value)
+        for inner in iter_nodes(node):
+            if isinstance(inner, cst.Call):
+                self._calls.setdefault(inner, set()).update(depending | changed)
+        return depending | changed
+
+    def _simple(self, node: cst.CSTNode, depending: set[str], control: bool) -> set[str]:
+        self._note_calls(node, depending)
+        computed = _computed(node)
+        dependent = control or _reads_any(computed, depending)
+        depending = set(depending)
+        if isinstance(node, cst.Assign | cst.AnnAssign) and node.value is not None:
+            targets = (
+                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            )
+            for target in targets:
+                depending = self._bind(target, node.value, depending, dependent)
+            edited = _edited_in(node.value) if dependent else set()
+        else:
+            edited = _changed(node) if dependent else set()
+        for name in edited:
+            depending |= self._holding(name)
+        for inner in iter_nodes(computed):
+            if isinstance(inner, cst.NamedExpr) and dependent:
+                depending |= self._holding(_root(inner.target) or "")
+        self._after.setdefault(node, set()).update(depending)
+        return depending
+
+    def _bind(self, target, value, depending: set[str], dependent: bool) -> set[str]:
+        """`target = value`: a plain name bound again (kept or dropped), an element or
+        attribute of a value edited in place."""
+        if isinstance(target, cst.Tuple | cst.List):
+            for element in target.elements:
+                inner = element.value
+                if isinstance(inner, cst.StarredElement):
+                    inner = inner.value
+                depending = self._bind(inner, value, depending, dependent)
+            return depending
+        if isinstance(target, cst.StarredElement):
+            return self._bind(target.value, value, depending, dependent)
+        if isinstance(target, cst.Name):
+            name = target.value
+            self._aliases[name] = set(_reads(value))
+            if dependent:
+                return depending | {name}
+            return {d for d in depending if d != name and not d.startswith(name + ".")}
+        root = _root(target)
+        if root is None or not (dependent or _reads_any(target, depending)):
+            return depending
+        return depending | self._holding(root)
+
+    def _holding(self, name: str) -> set[str]:
+        """`name` and the names that may hold the same value (bound from one another)."""
+        found, pending = {name}, [name]
+        while pending:
+            current = pending.pop()
+            head = current.split(".")[0]
+            linked = set(self._aliases.get(head, ()))
+            linked |= {a for a, read in self._aliases.items() if _overlaps(head, read)}
+            for other in linked - found:
+                found.add(other)
+                pending.append(other)
+        return found
+
+    def _loop(self, node: cst.For | cst.While, depending: set[str], control: bool) -> set[str]:
+        header = node.iter if isinstance(node, cst.For) else node.test
+        entry = set(depending)
+        for _ in range(2):  # the second time as a whole when a dependent test leaves it
+            while True:
+                self._note_calls(header, entry)
+                inner = control or _reads_any(header, entry)
+                current = set(entry)
+                if isinstance(node, cst.For):
+                    current = self._bind(node.target, node.iter, current, inner)
+                    self._after.setdefault(node, set()).update(current)
+                end = self._block(node.body.body, current, inner)
+                if end <= entry:
+                    break
+                entry |= end
+            if control or not _leaves_when(node.body, entry):
+                break
+            control = True
+        if node.orelse is not None:
+            return entry | self._block(node.orelse.body.body, set(entry), control)
+        return entry
+
+    def _try(self, node: cst.Try, depending: set[str], control: bool) -> set[str]:
+        body = self._block(node.body.body, set(depending), control)
+        anywhere = set(depending) | body  # a handler may start from any point of the body
+        for inner in iter_nodes(node.body):
+            anywhere |= self._after.get(inner, set())
+        out = set(body)
+        for handler in node.handlers:
+            out |= self._block(handler.body.body, set(anywhere), control)
+        if node.orelse is not None:
+            out |= self._block(node.orelse.body.body, set(body), control)
+        if node.finalbody is not None:
+            out = self._block(node.finalbody.body.body, out | anywhere, control)
+        return out
+
+    def _note_calls(self, node: cst.CSTNode, depending: set[str]) -> None:
+        for inner in iter_nodes(node):
+            if isinstance(inner, cst.Call):
+                self._calls.setdefault(inner, set()).update(depending)
+
+
+def _reads_any(node: cst.CSTNode, depending) -> bool:
+    return any(_overlaps(read, depending) for read in _reads(node))
+
+
+def _leaves_when(body: cst.CSTNode, depending: set[str]) -> bool:
+    """Whether a loop body holds a `break`, `continue`, `return` or `raise` under a test
+    reading what depends (the passes then differ in number or in what they run)."""
+    for inner in iter_nodes(body):
+        if isinstance(inner, cst.If | cst.While) and _reads_any(inner.test, depending):
+            exits = (cst.Break, cst.Continue, cst.Return, cst.Raise)
+            if any(isinstance(n, exits) for n in iter_nodes(inner)):
+                return True
+    return False
 
 
 def _parameters_given(call: cst.Call, callee: cst.FunctionDef, depending) -> set[str] | None:
@@ -590,17 +758,6 @@ def _parameters_given(call: cst.Call, callee: cst.FunctionDef, depending) -> set
             return None
         found.add(name)
     return found
-
-
-_BINDING = (
-    cst.Assign,
-    cst.AnnAssign,
-    cst.AugAssign,
-    cst.For,
-    cst.NamedExpr,
-    cst.WithItem,
-    cst.Expr,
-)
 
 
 def _computed(node: cst.CSTNode) -> cst.CSTNode:
@@ -645,7 +802,13 @@ def _changed(node: cst.CSTNode) -> set[str]:
             root = _root(value)
             if root is not None:
                 found.add(root)
-    for inner in iter_nodes(_computed(node)):
+    return found | _edited_in(_computed(node))
+
+
+def _edited_in(expr: cst.CSTNode) -> set[str]:
+    """The receivers of in-place methods and of list and dict growth in `expr`."""
+    found = set()
+    for inner in iter_nodes(expr):
         if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute):
             method = inner.func.attr.value
             edits = method.endswith("_") and not method.endswith("__")
