@@ -2708,3 +2708,120 @@ def test_layers_appended_to_a_plain_list_are_flagged(tmp_path):
     assert (10, "GL502") in _findings(plain("from layer import GCNIIdenseConv"))
     error = _run(tmp_path, plain(GCNII_LAYER) + GCNII_CHECK)
     assert "a kept parameter is not registered" in str(error)
+
+
+# A step after a conditional backward is not wiped before it (GL504) -------------------
+
+MAPPO_TRAINER = """\
+import torch
+import torch.nn as nn
+{policy}
+
+
+class R_MAPPO():
+    def __init__(self, args, policy):
+        self.policy = policy
+        self.clip_param = args.clip_param
+        self.entropy_coef = args.entropy_coef
+        self.max_norm = args.max_grad_norm
+
+    def ppo_update(self, sample, update_actor=True):
+        share_obs_batch, obs_batch, actions_batch, old_action_log_probs_batch, adv_targ, \\
+            return_batch = sample
+        values, action_log_probs, dist_entropy = self.policy.evaluate_actions(share_obs_batch,
+                                                                              obs_batch,
+                                                                              actions_batch)
+        # actor update
+        imp_weights = torch.exp(action_log_probs - old_action_log_probs_batch)
+        surr1 = imp_weights * adv_targ
+        surr2 = torch.clamp(imp_weights, 1.0 - self.clip_param, 1.0 + self.clip_param) * adv_targ
+        policy_loss = -torch.sum(torch.min(surr1, surr2), dim=-1, keepdim=True).mean()
+
+        self.policy.actor_optimizer.zero_grad()
+{actor_update}
+        # critic update
+        value_loss = ((return_batch - values) ** 2).mean()
+
+        self.policy.critic_optimizer.zero_grad()
+
+        value_loss.backward()
+
+        critic_grad_norm = nn.utils.clip_grad_norm_(self.policy.critic.parameters(), self.max_norm)
+
+        self.policy.critic_optimizer.step()
+
+        return value_loss, critic_grad_norm, policy_loss, dist_entropy
+
+    def train(self, data_generator, update_actor=True):
+        for sample in data_generator:
+            value_loss, critic_grad_norm, policy_loss, dist_entropy \\
+                = self.ppo_update(sample, update_actor)
+"""
+
+MAPPO_POLICY = """
+from types import SimpleNamespace
+
+
+class R_MAPPOPolicy:
+    def __init__(self):
+        self.actor = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+        self.critic = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+        self.actor_optimizer = torch.optim.Adam(self.actor.parameters(), lr=1e-2)
+        self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=1e-2)
+
+    def evaluate_actions(self, cent_obs, obs, action):
+        dist = torch.distributions.Categorical(logits=self.actor(obs))
+        return self.critic(cent_obs), dist.log_prob(action), dist.entropy().mean()
+"""
+
+MAPPO_RUN = """
+
+def batch():
+    return (torch.randn(6, 4), torch.randn(6, 4), torch.randint(0, 3, (6,)), torch.randn(6),
+            torch.randn(6), torch.randn(6, 1))
+
+
+policy = R_MAPPOPolicy()
+args = SimpleNamespace(clip_param=0.2, entropy_coef=0.01, max_grad_norm=10.0)
+before = [p.clone() for p in policy.actor.parameters()]
+R_MAPPO(args, policy).train([batch() for _ in range(3)])
+moved = [not torch.equal(a, b) for a, b in zip(before, policy.actor.parameters())]
+assert any(moved), "the actor never changes"
+"""
+
+MAPPO_STEP_AFTER_OWN_BACKWARD = """\
+        if update_actor:
+            (policy_loss - dist_entropy * self.entropy_coef).backward()
+
+        actor_grad_norm = nn.utils.clip_grad_norm_(self.policy.actor.parameters(), self.max_norm)
+
+        self.policy.actor_optimizer.step()
+"""
+
+MAPPO_STEP_BEFORE_OWN_BACKWARD = """\
+        self.policy.actor_optimizer.step()
+
+        (policy_loss - dist_entropy * self.entropy_coef).backward()
+"""
+
+
+def test_actor_step_after_its_conditional_backward_is_quiet(tmp_path):
+    """on-policy's MAPPO / HAPPO trainers: the actor's backward under `if update_actor:`
+    precedes its step, and the critic's backward after it feeds the critic's own step."""
+    imported = "from onpolicy.algorithms.r_mappo.algorithm.rMAPPOPolicy import R_MAPPOPolicy"
+    step_last = MAPPO_STEP_AFTER_OWN_BACKWARD
+    source = MAPPO_TRAINER.format(policy=imported, actor_update=step_last)
+    assert _findings(source) == []
+    runnable = MAPPO_TRAINER.format(policy=MAPPO_POLICY, actor_update=step_last)
+    assert _run(tmp_path, runnable + MAPPO_RUN) is None
+
+
+def test_actor_step_before_its_backward_is_flagged(tmp_path):
+    """The actor's step between its zero_grad and its backward: each update clears the
+    gradients the step should apply, and the actor never changes."""
+    imported = "from onpolicy.algorithms.r_mappo.algorithm.rMAPPOPolicy import R_MAPPOPolicy"
+    step_first = MAPPO_STEP_BEFORE_OWN_BACKWARD
+    source = MAPPO_TRAINER.format(policy=imported, actor_update=step_first)
+    assert (26, "GL504") in _findings(source)
+    runnable = MAPPO_TRAINER.format(policy=MAPPO_POLICY, actor_update=step_first)
+    assert "the actor never changes" in str(_run(tmp_path, runnable + MAPPO_RUN))

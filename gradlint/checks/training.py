@@ -435,10 +435,18 @@ class _Run:
         )
 
     def wiped_before_step(self, loop: cst.CSTNode, flagged: set[cst.CSTNode]) -> None:
-        """zero_grad, step, backward in one iteration: every gradient is cleared unused."""
+        """zero_grad, step, backward in one iteration: every gradient is cleared unused.
+        Not when a backward, under an `if` or not, runs between the clearing and the step
+        (`if update_actor: loss.backward()`): the step applies it whenever it runs, and
+        without it the step has no gradient and edits nothing."""
         backwards = self.backwards(loop)
         if not backwards:
             return
+        any_backward = [
+            event.time
+            for event, _ in self.passes.get(Place("loop", loop), ())
+            if event.kind == "backward" and event.accumulates
+        ]
         last_backward = backwards[-1].time
         for step in self.direct_steps(loop):
             if step.with_closure or step.node in flagged or step.time > backwards[0].time:
@@ -454,6 +462,7 @@ class _Run:
                 z
                 for z in self.direct(loop, "zero_grad")
                 if z.time < step.time and self.clears_for(z, step)
+                if not any(z.time < time < step.time for time in any_backward)
             ]
             if zeros and not later_steps:
                 flagged.add(step.node)
