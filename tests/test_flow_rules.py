@@ -363,6 +363,42 @@ def test_grad_mode_switched_off_and_on_again_by_a_helper_is_quiet():
     )
 
 
+_EPOCHS = """
+import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def check_accuracy():
+    torch.set_grad_enabled(False)
+    return model(torch.randn(2, 4)).mean().item()
+
+
+def train_epoch():
+    {enable}
+    optimizer.zero_grad()
+    loss = model(torch.randn(2, 4)).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    check_accuracy()
+
+
+for epoch in range(2):
+    train_epoch()
+"""
+
+
+def test_grad_mode_left_off_by_a_helper_of_the_epoch_function():
+    """tbd-nets#8: the accuracy helper run at the end of each epoch turns grad mode off
+    for good; the next epoch's backward raises 'element 0 of tensors does not require
+    grad'. The helper's switch outlives the call that made it, and that call's caller."""
+    found = lint(_EPOCHS.format(enable="pass"))
+    assert [(d.code, d.line) for d in found] == [("GL202", 18)]
+    assert not codes(_EPOCHS.format(enable="torch.set_grad_enabled(True)"))
+
+
 def test_a_frozen_model_fed_an_input_that_requires_grad_is_quiet():
     assert not codes(
         """

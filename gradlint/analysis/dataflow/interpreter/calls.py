@@ -658,6 +658,7 @@ class Calls:
         if exits and callee.sets_grad:  # `torch.set_grad_enabled(False)` outlives the call
             modes = {e.grad for e in exits}
             state.grad = modes.pop() if len(modes) == 1 else None
+            frame.sets_grad = True  # and the call outlives this one (`train_epoch()`)
         returned = {s for value in callee.returns for s in _storages(value)}
         for_result = bool(callee.returns) and not _discarded(frame.statement, call)
         edits = self.facts.edits[before:]

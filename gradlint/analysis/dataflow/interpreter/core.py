@@ -681,6 +681,7 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         state.saved.update(summary.saved)
         if summary.grad_after is not None:
             state.grad = summary.grad_after[0]
+            frame.sets_grad = True  # so does its caller, for the caller's callers
         return summary.result
 
     def _watch_caller_reads(self, args, state: State, frame: Frame, edits, returned) -> None:
