@@ -19,6 +19,9 @@ directories above it that hold Python files themselves (a script beside a namesp
 package `models/`), at most MAX_PROJECT_FILES files. Files in installed packages or in a
 library's tree (project.py) have no answer. `key` is the cache key material: the paths
 and bytes of the files whose uses an answer may read.
+
+`imported_by_torch_code` answers the engine's prefilter for a file with no torch import:
+a helper module that a torch-importing file of the project imports is linted too.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ _SKIPPED = {"site-packages", "dist-packages", "node_modules", "build", "dist"}
 _DEFINED = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 _WORD = re.compile(rb"\w+")
 _NO_GRAD = {"no_grad", "inference_mode"}
+_IMPORTS_TORCH = re.compile(rb"^[ \t]*(?:import|from)[ \t]+torch\b", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -121,11 +125,7 @@ def _stamp(path: str) -> tuple[int, int] | None:
 @lru_cache(maxsize=4096)
 def _words(path: str, stamp: tuple[int, int]) -> frozenset[bytes]:
     """Every identifier in the file (a superset of the names it uses)."""
-    try:
-        with open(path, "rb") as handle:
-            return frozenset(_WORD.findall(handle.read()))
-    except OSError:
-        return frozenset()
+    return frozenset(_WORD.findall(_read(path) or b""))
 
 
 def _mentioning(path: str, names: set[bytes]) -> list[str]:
@@ -150,12 +150,49 @@ def key(path: str, source: bytes) -> bytes:
         return b""
     parts = []
     for file in _mentioning(path, names):
-        try:
-            with open(file, "rb") as handle:
-                parts.append(os.fsencode(file) + b"\0" + handle.read() + b"\0")
-        except OSError:
-            parts.append(os.fsencode(file) + b"\0unreadable\0")
+        text = _read(file)
+        text = b"\0unreadable" if text is None else text
+        parts.append(os.fsencode(file) + b"\0" + text + b"\0")
     return b"".join(parts)
+
+
+def imported_by_torch_code(path: str) -> bool:
+    """Whether a file of the project that imports torch imports `path`: a helper module
+    with no torch import of its own, working on the tensors its callers hand it (a top-k
+    `accuracy(output, target, topk=(1,))` in utils/eval.py)."""
+    here = os.path.abspath(path)
+    for file in _project(path):
+        stamp = _stamp(file)
+        if stamp is not None and here in _imported_by_torch_file(file, stamp):
+            return True
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _imported_by_torch_file(path: str, stamp: tuple[int, int]) -> frozenset[str]:
+    """The project files `path` imports, if it imports torch (else none), and those the
+    packages' `__init__.py` among them import in turn (`from .eval import *`)."""
+    source = _read(path)
+    if source is None or _IMPORTS_TORCH.search(source) is None:
+        return frozenset()
+    found: set[str] = set()
+    pending = project.imported_files(path, source)
+    while pending:
+        file = os.path.abspath(pending.pop())
+        if file in found:
+            continue
+        found.add(file)
+        if os.path.basename(file) == "__init__.py" and (text := _read(file)) is not None:
+            pending += project.imported_files(file, text)
+    return frozenset(found)
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
 
 
 # -- uses -------------------------------------------------------------------------------------
@@ -212,11 +249,8 @@ def _class_methods(file: str, name: str, hops: int = 4) -> tuple[str, frozenset[
 @lru_cache(maxsize=1024)
 def _file_uses(path: str, stamp: tuple[int, int]) -> _FileUses | None:
     """The file's uses (None: unreadable or not Python, so its uses are unknown)."""
-    try:
-        with open(path, "rb") as handle:
-            return _uses_of_source(handle.read())
-    except OSError:
-        return None
+    source = _read(path)
+    return None if source is None else _uses_of_source(source)
 
 
 @lru_cache(maxsize=64)

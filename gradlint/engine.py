@@ -79,7 +79,8 @@ def is_python_text(source: bytes) -> bool:
 
 def parsed_at_all(source: bytes) -> bool:
     """The prefilter: a file is parsed when it imports torch, or holds the bytes `torch`
-    without being Python text."""
+    without being Python text (lint_source also parses a helper module torch-importing
+    files of its project import)."""
     return b"torch" in source and (
         _IMPORTS_TORCH.search(source) is not None or not is_python_text(source)
     )
@@ -487,11 +488,21 @@ def lint_source(path: str, source: bytes | str, config: Config | None = None) ->
             link = project.linked(path, raw)
     except Exception as error:  # a bug in the index: the file is linted alone
         return _alone(path, raw, config, [internal_error(path, error)])
-    if link is not None and (parsed_at_all(raw) or any(map(_piece_imports_torch, link.pieces))):
+    if link is not None and (
+        parsed_at_all(raw)
+        or any(map(_piece_imports_torch, link.pieces))
+        or _helper_of_torch_code(path, raw)
+    ):
         linked = _guarded(path, link.source, config, link.pieces)
         if not linked.internal_errors and not any(d.code == "GL001" for d in linked.diagnostics):
             return linked
     return _alone(path, raw, config)
+
+
+def _helper_of_torch_code(path: str, raw: bytes) -> bool:
+    """A Python file with no torch import that a torch-importing file of its project
+    imports (callers.py): its functions work on the tensors their callers pass."""
+    return is_python_text(raw) and callers.imported_by_torch_code(path)
 
 
 def _piece_imports_torch(piece: str) -> bool:
@@ -500,7 +511,7 @@ def _piece_imports_torch(piece: str) -> bool:
 
 def _alone(path: str, raw: bytes, config: Config, errors: list[str] | None = None) -> LintResult:
     """`lint_source` of the file's own text."""
-    if not parsed_at_all(raw):
+    if not parsed_at_all(raw) and not _helper_of_torch_code(path, raw):
         return LintResult(internal_errors=errors or [])
     result = _guarded(path, raw, config)
     result.internal_errors[:0] = errors or []

@@ -145,7 +145,7 @@ def resolve(path: str, level: int, dotted: str) -> str | None:
 # -- the cache key: a scan of import lines, no parse ----------------------------------------
 
 
-def _imported_files(path: str, source: bytes) -> list[str]:
+def imported_files(path: str, source: bytes) -> list[str]:
     """Project files the import lines of `source` may name (over-approximated)."""
     found = []
     for match in _IMPORT_LINE.finditer(source):
@@ -181,7 +181,7 @@ def index_key(path: str, source: bytes) -> bytes:
     if b"import" not in source or _outside(path):
         return b""
     seen: dict[str, bytes] = {}
-    pending = _imported_files(path, source)
+    pending = imported_files(path, source)
     while pending:
         file = pending.pop()
         if file in seen:
@@ -192,7 +192,7 @@ def index_key(path: str, source: bytes) -> bytes:
         except OSError:
             seen[file] = b"\0unreadable"
             continue
-        pending += _imported_files(file, seen[file])
+        pending += imported_files(file, seen[file])
     return b"".join(os.fsencode(f) + b"\0" + seen[f] + b"\0" for f in sorted(seen))
 
 
@@ -401,7 +401,7 @@ def linked(path: str, source: bytes) -> Linked | None:
     cookie = _COOKIE.search(source[: source.find(b"\n", source.find(b"\n") + 1) + 1])
     if cookie is not None and cookie.group(1).lower() not in (b"utf-8", b"utf8"):
         return None
-    if not _imported_files(path, source):
+    if not imported_files(path, source):
         return None
     import ast
 

@@ -200,3 +200,73 @@ def test_cache_key_follows_the_callers(tmp_path):
     modeling.write_text(modeling.read_text().replace("with torch.no_grad():", "if True:"))
     assert cache.key(str(resnet), resnet.read_bytes()) != before
     assert [code for code, _ in _codes(resnet)] == ["GL101", "GL101"]
+
+
+# YU1ut/MixMatch-pytorch @cc7ef42 utils/eval.py: a top-k helper with no torch import of
+# its own, re-exported by utils/__init__.py, called by train.py with topk=(1, 5)
+EVAL = """\
+    from __future__ import print_function, absolute_import
+
+    __all__ = ['accuracy']
+
+    def accuracy(output, target, topk=(1,)):
+        \"\"\"Computes the precision@k for the specified values of k\"\"\"
+        maxk = max(topk)
+        batch_size = target.size(0)
+
+        _, pred = output.topk(maxk, 1, True, True)
+        pred = pred.t()
+        correct = pred.eq(target.view(1, -1).expand_as(pred))
+
+        res = []
+        for k in topk:
+            correct_k = correct[:k].{merge}.float().sum(0)
+            res.append(correct_k.mul_(100.0 / batch_size))
+        return res
+"""
+UTILS_INIT = """\
+    \"\"\"Useful utils
+    \"\"\"
+    from .eval import *
+"""
+TOPK_TRAIN = """\
+    {imports}
+    from utils import accuracy
+
+    outputs = torch.randn(16, 10)
+    targets = torch.randint(0, 10, (16,))
+    prec1, prec5 = accuracy(outputs, targets, topk=(1, 5))
+"""
+VIEW_ERROR = "view size is not compatible with input tensor's size and stride"
+
+
+def _topk_project(root: Path, merge: str, imports: str) -> Path:
+    files = {
+        "utils/__init__.py": UTILS_INIT,
+        "utils/eval.py": EVAL.format(merge=merge),
+        "train.py": TOPK_TRAIN.format(imports=imports),
+    }
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root / "utils" / "eval.py"
+
+
+def test_helper_without_torch_import_used_by_torch_code_is_linted(tmp_path):
+    helper = _topk_project(tmp_path, "view(-1)", "import torch")
+    assert [code for code, _ in _codes(helper)] == ["GL401"]
+    ran = _run(tmp_path)
+    assert ran.returncode != 0 and VIEW_ERROR in ran.stderr
+
+
+def test_its_reshape_twin_is_quiet_and_runs(tmp_path):
+    helper = _topk_project(tmp_path, "reshape(-1)", "import torch")
+    assert _codes(helper) == []
+    ran = _run(tmp_path)
+    assert ran.returncode == 0, ran.stderr
+
+
+def test_helper_no_torch_file_imports_is_not_parsed(tmp_path):
+    helper = _topk_project(tmp_path, "view(-1)", "import numpy as torch")
+    assert _codes(helper) == []
