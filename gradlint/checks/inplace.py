@@ -127,10 +127,13 @@ class InplaceChecker(Checker):
 
     def _needs_no_grad(self, edit: InplaceEdit) -> bool:
         """The edited tensor needs no grad, so no backward can break: a forward argument
-        named for labels, targets, lengths or token ids, or an edit in the arm of
-        `if x.requires_grad: <out of place> else: <in place>` (`if not x.requires_grad:`)."""
+        named for labels, targets, lengths or token ids, or for running statistics, or an
+        edit in the arm of `if x.requires_grad: <out of place> else: <in place>` (`if not
+        x.requires_grad:`)."""
         name = edit.value.forward_input
         if name is not None and _LABEL_NAME.search(name) and not _VALUE_NAME.search(name):
+            return True
+        if name is not None and _RUNNING_STATISTIC.search(name):
             return True
         edited = self.file.code_for(edit.target)
         if self._constant_stand_in(edit, edited):
@@ -366,6 +369,10 @@ class InplaceChecker(Checker):
 # tensors that need no grad (`target`, `labels`, `ys_pad_lens`, `ilens`, `input_ids`,
 # `text_prev`), unless another part of the name says values (`text_embeds`, `label_logits`).
 _LABEL_NAME = re.compile(r"(?:^|_)(?:targets?|labels?|[io]?lens|lengths?|ids|tokens?|text)(?:$|_)")
+# Arguments named for a normalisation's running statistics (`running_mean`, `running_var`):
+# buffers that require no grad, updated in place in forward by design (torch's own
+# batch_norm does it), as custom batch-norm Functions do without `ctx.mark_dirty`.
+_RUNNING_STATISTIC = re.compile(r"(?:^|_)running(?:_|$)|^num_batches_tracked$")
 _VALUE_NAME = re.compile(
     r"(?:^|_)(?:embeds?|embeddings?|emb|features?|feats|hidden|states?|logits|scores|probs)(?:$|_)"
 )
