@@ -113,16 +113,20 @@ UNIT_WITH_GRAD = """
 """
 
 
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
 def _project(root: Path, train_extra: str = "", modeling: str = MODELING) -> Path:
     files = {
         "models/modeling_resnet.py": RESNET,
         "models/modeling.py": modeling,
         "train.py": TRAIN.format(extra=train_extra),
     }
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
+    _write(root, files)
     return root / "models" / "modeling_resnet.py"
 
 
@@ -246,10 +250,7 @@ def _topk_project(root: Path, merge: str, imports: str) -> Path:
         "utils/eval.py": EVAL.format(merge=merge),
         "train.py": TOPK_TRAIN.format(imports=imports),
     }
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
+    _write(root, files)
     return root / "utils" / "eval.py"
 
 
