@@ -397,6 +397,51 @@ def test_what_depends_on_an_argument_taken_as_given_follows_the_statements_order
     assert tally.causes["kind: an argument taken as given, None at run time"] == 3
 
 
+WITHOUT_GRAD = textwrap.dedent(
+    """\
+    import torch
+    import torch.nn as nn
+
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            self.drop = nn.Dropout(0.1)
+
+        def forward(self, x):
+            h = self.fc(x)
+            s = -x * 2
+            m = h.mean(-1)
+            w = torch.cat([x, x]).view(4, 4)
+            v = x.view(2, 4)
+            c = x.contiguous()
+            d = self.drop(x)
+            return h + s + m.unsqueeze(-1) + w[:2] + v + c + d
+
+
+    block = Block().eval()
+    x = torch.randn(2, 4, requires_grad=True) * 2
+    with torch.no_grad():
+        block(x)
+    block(x)
+    """
+)
+
+
+def test_what_an_op_computes_with_grad_mode_off_does_not_require_grad(tmp_path):
+    stated = StatementFacts(WITHOUT_GRAD)
+    for line, name in ((12, "h"), (13, "s"), (14, "m"), (15, "w")):
+        assert stated.query_in_mode(line, name, False).facts["grad"] == "off", name
+    assert stated.query_in_mode(12, "h", True).facts["grad"] == "nonleaf"
+    # a view, a conversion, a dropout may return (a view of) their input: torch keeps a
+    # non-leaf input's grad under no_grad (x here)
+    for line, name in ((16, "v"), (17, "c"), (18, "d")):
+        assert stated.query_in_mode(line, name, False).facts.get("grad") is None, name
+    tally = _check(tmp_path, WITHOUT_GRAD)
+    assert tally.contradictions == [] and tally.known["grad"] >= 7  # 4 of them without grad
+
+
 JOINED_UNKNOWN = textwrap.dedent(
     """\
     import torch

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from gradlint.analysis import knowledge
 from gradlint.analysis.context import ModuleIndex, Scope
 from gradlint.analysis.dataflow.interpreter import FileFacts
 from gradlint.analysis.dataflow.values import (
@@ -462,15 +463,42 @@ class StatementFacts:
             {"grad_mode": mode}, {"grad_mode": mode_cause} if mode is None else {}
         )
         causes = _Causes(interpreter, start, standalone)
+        assigned = isinstance(statement, cst.Assign | cst.AnnAssign)
         for name, expr in bound_names(statement):
             value = _value_of(name, state, interpreter)
             facts = describe(value)
             unknown = _unknown(facts, functools.partial(causes.of, expr, state=state))
-            self._note(line, statement, name, value, facts, unknown, frame, interpreter, state.grad)
+            computed = assigned and expr is not None and _computed_anew(expr, causes)
+            self._note(
+                line,
+                statement,
+                name,
+                value,
+                facts,
+                unknown,
+                frame,
+                interpreter,
+                state.grad,
+                computed=computed,
+            )
 
-    def _note(self, line: int, statement, name: str, value, facts, unknown, frame, run, grad):
+    def _note(  # noqa: PLR0913
+        self,
+        line: int,
+        statement,
+        name: str,
+        value,
+        facts,
+        unknown,
+        frame,
+        run,
+        grad,
+        computed: bool = False,
+    ):
         """One context's facts of `name` after `statement` at `line`, run with grad mode
-        `grad` (None: decided at run time)."""
+        `grad` (None: decided at run time). `computed`: the statement binds it to what an op
+        computes anew (`_computed_anew`), which with grad mode off is a tensor that does not
+        require grad whatever its inputs (torch records no graph)."""
         standalone = run.module_body_done
         assumed = frozenset(run.assumed_given) if standalone else frozenset()
         if assumed:
@@ -478,7 +506,10 @@ class StatementFacts:
         self.stated.setdefault((line, name), Stated()).join(facts, unknown, assumed)
         for mode in (True, False) if grad is None or standalone else (grad,):
             stated, causes = facts, unknown
-            if standalone and not mode and facts.get("grad") == "nonleaf":
+            if not mode and computed:
+                stated = dict(facts, grad="off")
+                causes = {facet: c for facet, c in unknown.items() if facet != "grad"}
+            elif standalone and not mode and facts.get("grad") == "nonleaf":
                 # computed from what requires grad, grad mode assumed on
                 stated = dict(facts, grad=None)
                 causes = dict(unknown, grad="grad mode assumed on in a function run on its own")
@@ -501,6 +532,73 @@ class StatementFacts:
             facts = describe(value)
             unknown = _unknown(facts, lambda f: "loop item of " + causes.of(loop.iter, f, state))
             self._note(line, loop, name, value, facts, unknown, frame, interpreter, state.grad)
+
+
+# Conversions that return their input when there is nothing to convert (torch: `x.float()`
+# of a float tensor is `x`); the generated knowledge marks most of them `may_view`, not
+# `type_as` (its samples convert)
+_CONVERSIONS = frozenset(
+    {"to", "type", "type_as", "float", "double", "half", "bfloat16", "int", "long", "short",
+     "bool", "char", "byte", "cpu", "cuda", "contiguous", "positive"}
+)  # fmt: skip
+# layers whose forward computes its output anew (never returns its input)
+_COMPUTING_LAYERS = frozenset({"linear", "conv", "norm", "embedding"})
+_ARITHMETIC = (
+    cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
+    cst.Power, cst.MatrixMultiply,
+)  # fmt: skip
+
+
+def _computed_anew(expr: cst.BaseExpression, causes: _Causes) -> bool:
+    """Whether `expr`'s value, when a tensor, is computed by an op of this expression (not
+    an input returned or viewed): arithmetic, a torch function or Tensor method that is
+    neither a view nor may return its input (generated knowledge), a layer with
+    parameters, or a view or conversion of such a value."""
+    if isinstance(expr, cst.BinaryOperation):
+        return isinstance(expr.operator, _ARITHMETIC)
+    if isinstance(expr, cst.UnaryOperation):
+        return isinstance(expr.operator, cst.Minus | cst.BitInvert)
+    if isinstance(expr, cst.Subscript):
+        return _computed_anew(expr.value, causes)
+    if isinstance(expr, cst.Attribute) and expr.attr.value in ("T", "mT", "H", "mH"):
+        return isinstance(causes.value(expr.value), Tensor) and _computed_anew(expr.value, causes)
+    if not isinstance(expr, cst.Call):
+        return False
+    if any(
+        arg.keyword is not None and arg.keyword.value in ("inplace", "requires_grad")
+        for arg in expr.args
+    ):  # `F.relu(x, inplace=True)` returns x; `torch.zeros(n, requires_grad=True)` a leaf
+        return False
+    qualified = causes.interpreter.imports.resolve(expr.func)
+    if qualified is not None:
+        found = knowledge.op(qualified)
+        return found is not None and _computing(found)
+    if not isinstance(expr.func, cst.Attribute):
+        return False
+    receiver = causes.value(expr.func.value)
+    method = expr.func.attr.value
+    found = knowledge.method(method) if not method.endswith("_") else None
+    anew = found is not None and _computed_anew(expr.func.value, causes)
+    if found is not None and (anew or isinstance(receiver, Tensor)):
+        if found.view or found.may_view or method in _CONVERSIONS:
+            return anew
+        return _computing(found)
+    # the layer called (`self.fc(x)`): the callee itself is not among the values kept
+    layer = None
+    if isinstance(receiver, Obj):
+        layer = causes.interpreter._object_attribute(receiver, method)
+    if isinstance(layer, Obj) and layer.torch_layer:
+        facts = knowledge.layer(layer.kind)
+        return facts is not None and bool(facts.parameters) and facts.shape in _COMPUTING_LAYERS
+    return False
+
+
+def _computing(op: knowledge.OpFacts) -> bool:
+    """An op whose output is a tensor it computes: not a view, not one that may return
+    its input (`may_view`: reshape, dropout, `contiguous()`), not a conversion, one
+    output."""
+    name = op.name.rpartition(".")[2]
+    return not (op.view or op.may_view or op.returns_tuple or name in _CONVERSIONS)
 
 
 def _context(frame, interpreter) -> str:
