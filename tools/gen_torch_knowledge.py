@@ -1140,6 +1140,29 @@ def _layer_flag_edits(cls: type, args: tuple, kwargs: dict, forward: list) -> bo
     return target._version > 0
 
 
+def _layer_inplace_saves(cls: type, args: tuple, kwargs: dict, forward: list) -> bool:
+    """Built with `inplace=True` and called on a tensor requiring grad, the layer's backward
+    saves the tensor it edited (`LeakyReLU(inplace=True)` keeps its result where the
+    out-of-place one keeps its input): a later in-place edit of that tensor breaks it."""
+    index = _constructor_args(cls).index("inplace")
+    if len(args) > index:
+        args = (*args[:index], True, *args[index + 1 :])
+    else:
+        kwargs = {**kwargs, "inplace": True}
+    if not _floating(forward[0]):
+        return False
+    leaf = _fresh(forward[0], True)
+    target = leaf * 1  # not a leaf: torch refuses an in-place edit of a leaf
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outputs = _tensors(cls(*args, **kwargs)(target, *forward[1:]))
+    except Exception:  # noqa: BLE001 - a sample refusing the flag
+        return False
+    saved = _saved_storages([t for t in outputs if t.grad_fn], {id(leaf.grad_fn)})
+    return _storage(target) in saved
+
+
 def derive_layers(names: set[str] | None = None) -> dict[str, Any]:
     layers: dict[str, Any] = {}
     for cls, args, kwargs, forward in _layer_samples():
@@ -1166,6 +1189,8 @@ def derive_layers(names: set[str] | None = None) -> dict[str, Any]:
             continue
         if "inplace" in ctor_names and _layer_flag_edits(cls, args, kwargs, forward):
             row["inplace_arg"] = [ctor_names.index("inplace"), "inplace"]
+            if _layer_inplace_saves(cls, args, kwargs, forward):
+                row["inplace_saves"] = True
         if _keeps_shape(cls, args, kwargs, forward):
             row["keeps_shape"] = True
         if params_only:

@@ -95,6 +95,8 @@ class LayerFacts:
     # Saves its input even when only its parameters require grad (Linear, Conv, norms).
     saves_input_for_params: bool = False
     keeps_shape: bool = False  # the output has the input's shape (activations, norms)
+    # built with inplace=True, its backward keeps the tensor it edited (LeakyReLU, ELU)
+    inplace_saves: bool = False
     # no parameter, buffer or sub-module, and no train() / eval() switch (ReLU, AvgPool1d)
     stateless: bool = False
     keyword_only: tuple[str, ...] = ()  # constructor parameters taken by keyword only
@@ -226,6 +228,7 @@ def layer(qualname: str) -> LayerFacts | None:
         shape=row.get("shape", "other"),
         saves_input_for_params=row.get("saves_input_for_params", False),
         keeps_shape=row.get("keeps_shape", False),
+        inplace_saves=row.get("inplace_saves", False),
         stateless=row.get("stateless", False),
         keyword_only=tuple(row.get("keyword_only", ())),
         any_keyword=row.get("any_keyword", False),

@@ -713,9 +713,9 @@ class TorchSemantics:
                 form = f"{kind}(inplace=True)(t)"
                 edit = _Edit(at, first_node, form, first, proves_tensor=True, written=label)
                 self._edit(edit, state, frame)
-            if first is not None and facts.saves_output and state.grad:
-                setup = _saved_output_setup(f"{kind}()({{0}})", 1)
-                self._mark_saved(first, Saver(kind, setup), state)
+            if first is not None and facts.inplace_saves and state.grad:
+                setup = _saved_output_setup(f"{kind}(inplace=True)({{0}} * 1)", 1)
+                self._mark_saved(first, Saver(f"{kind}(inplace=True)", setup), state)
             return first
         learns = bool(layer.parameters) and not layer.frozen
         params = frozenset(layer.parameter(name).storage for name in layer.parameters if learns)
