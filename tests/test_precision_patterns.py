@@ -2825,3 +2825,76 @@ def test_actor_step_before_its_backward_is_flagged(tmp_path):
     assert (26, "GL504") in _findings(source)
     runnable = MAPPO_TRAINER.format(policy=MAPPO_POLICY, actor_update=step_first)
     assert "the actor never changes" in str(_run(tmp_path, runnable + MAPPO_RUN))
+
+
+# An edit in an arm that runs only at inference (megatron-core 0.19.2
+# megatron/core/models/gpt/gpt_model.py GPTModel._preprocess: padding rows of the
+# decoder input zeroed when dynamic batching runs in the inference engine) ------------
+
+INFERENCE_ONLY_EDIT = """\
+import torch
+import torch.nn as nn
+
+
+class InferenceMode:
+    _is_active = False
+
+    @classmethod
+    def is_active(cls):
+        return cls._is_active
+
+
+class GPTModel(nn.Module):
+    def __init__(self, vocab=16, hidden=8):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, hidden)
+        self.output_layer = nn.Linear(hidden, vocab)
+
+    def _preprocess(self, input_ids, decoder_input=None, padding_slice=None):
+        in_inference_mode = InferenceMode.is_active()
+        if decoder_input is not None:
+            pass
+        else:
+            decoder_input = self.embedding(input_ids)
+        {guard}
+            if padding_slice is not None:
+                decoder_input[padding_slice] = 0.0
+        return decoder_input
+
+    def forward(self, input_ids, decoder_input: torch.Tensor = None, padding_slice=None):
+        decoder_input = self._preprocess(input_ids, decoder_input, padding_slice)
+        return self.output_layer(decoder_input)
+
+
+model = GPTModel()
+embeds = torch.randn(2, 3, 8, requires_grad=True)
+{run}
+"""
+INFERENCE_RUN = """\
+InferenceMode._is_active = True
+with torch.inference_mode():
+    logits = model(torch.zeros(2, 3, dtype=torch.long), torch.randn(2, 3, 8), slice(2, 3))
+assert logits.shape == (2, 3, 16)
+"""
+TRAINING_RUN = """\
+model(torch.zeros(2, 3, dtype=torch.long), embeds, slice(2, 3)).sum().backward()
+"""
+
+
+def test_edit_in_an_inference_only_arm_is_quiet(tmp_path):
+    """Linted as megatron's file is, no caller in sight; run as the inference engine runs it."""
+    assert _findings(INFERENCE_ONLY_EDIT.format(guard="if in_inference_mode:", run="")) == []
+    source = INFERENCE_ONLY_EDIT.format(guard="if in_inference_mode:", run=INFERENCE_RUN)
+    assert _run(tmp_path, source) is None
+
+
+def test_same_edit_on_every_path_is_flagged(tmp_path):
+    """The twin: the user's embeddings (a leaf that requires grad) are edited in place."""
+    edit_line = (
+        INFERENCE_ONLY_EDIT.splitlines().index("                decoder_input[padding_slice] = 0.0")
+        + 1
+    )
+    alone = INFERENCE_ONLY_EDIT.format(guard="if True:", run="")
+    assert _findings(alone) == [(edit_line, "GL104")]
+    error = _run(tmp_path, INFERENCE_ONLY_EDIT.format(guard="if True:", run=TRAINING_RUN))
+    assert error is not None and "leaf Variable that requires grad" in str(error)

@@ -138,6 +138,8 @@ class InplaceChecker(Checker):
         edited = self.file.code_for(edit.target)
         if self._constant_stand_in(edit, edited):
             return True
+        if any(node is edit.node for arm in self._inference_arms for node in iter_nodes(arm)):
+            return True
         return any(
             tested == edited and any(node is edit.node for node in iter_nodes(arm))
             for tested, arm in self._no_grad_arms
@@ -188,6 +190,25 @@ class InplaceChecker(Checker):
             tests_flag = isinstance(test, cst.Attribute) and test.attr.value == "requires_grad"
             if tests_flag and arm is not None:
                 arms.append((self.file.code_for(test.value), arm))
+        return arms
+
+    @cached_property
+    def _inference_arms(self) -> list[cst.CSTNode]:
+        """Arms of an `if` that run only at inference, by the test's own words: `if
+        in_inference_mode:`, `if self.inference and ...:`, `if
+        torch.is_inference_mode_enabled():` (the body), `if not is_inference:` (the
+        `else`). No backward follows what runs there."""
+        arms = []
+        for node in iter_nodes(self.file.module):
+            if not isinstance(node, cst.If):
+                continue
+            test, arm = node.test, node.body
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test, arm = test.expression, node.orelse
+            # the body of `if a and b:` runs only when each of them holds
+            tests = _conjuncts(test) if arm is node.body else [test]
+            if arm is not None and any(map(_names_inference, tests)):
+                arms.append(arm)
         return arms
 
     def _unseen_callers_input(self, edit: InplaceEdit) -> bool:
@@ -376,6 +397,22 @@ _RUNNING_STATISTIC = re.compile(r"(?:^|_)running(?:_|$)|^num_batches_tracked$")
 _VALUE_NAME = re.compile(
     r"(?:^|_)(?:embeds?|embeddings?|emb|features?|feats|hidden|states?|logits|scores|probs)(?:$|_)"
 )
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
+
+
+def _names_inference(test: cst.BaseExpression) -> bool:
+    """A test that is a name, attribute or call whose spelling says inference
+    (`in_inference_mode`, `InferenceMode.is_active()`, `torch.is_inference_mode_enabled()`)."""
+    if isinstance(test, cst.Call):
+        test = test.func
+    spelled = dotted(test) if isinstance(test, cst.Name | cst.Attribute) else None
+    return spelled is not None and "inference" in spelled.lower()
+
 
 _CONTAINER_CALLS = frozenset({"dict", "list", "OrderedDict", "defaultdict"})
 
