@@ -292,6 +292,14 @@ class ClassRef:
     info: ClassInfo
 
 
+@dataclass(frozen=True)
+class LayerClass:
+    """A torch.nn layer class, before it is called: an argument (`norm_layer=nn.BatchNorm2d`)
+    or a value of a dict of constructors (`{"relu": nn.ReLU}`)."""
+
+    qualified: str
+
+
 def becomes_plain_leaf(value: Tensor, flag: bool | None) -> bool:
     """Whether `requires_grad` set to `flag` on `value` makes it a leaf requiring grad that
     is not a parameter (a tensor that needed no grad, or such a leaf already)."""

@@ -71,6 +71,7 @@ from gradlint.analysis.dataflow.values import (
     Const,
     Function,
     Grad,
+    LayerClass,
     Mapping,
     Number,
     Obj,
@@ -361,6 +362,8 @@ class Calls:
             return self._apply_function(call, callee.info, args, state, frame)
         if isinstance(callee, ClassRef):
             return self._construct(call, callee.info, args, state, frame)
+        if isinstance(callee, LayerClass):  # `ACTIVATION_DICT[name]()`, `norm_layer(c)`
+            return self._torch_call(call, callee.qualified, args, state, frame)
         if isinstance(func, cst.Attribute):
             result = self._method_call(call, func, receiver, args, state, frame)
             if isinstance(receiver, Tensor):

@@ -354,7 +354,8 @@ class Expressions:
         info = self.index.by_name.get(name)
         if info is not None:
             return ClassRef(info)
-        return self.shapes.constant(name)
+        layer_class = self._layer_class(expr)  # `from torch.nn import ReLU`
+        return layer_class if layer_class is not None else self.shapes.constant(name)
 
     def _note_read(self, name: str, value, state: State, frame: Frame) -> None:
         note_parameter_read(frame, state, name)

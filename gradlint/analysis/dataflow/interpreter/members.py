@@ -230,7 +230,7 @@ class Members:
             self._note_read(name, state.env[name], state, frame)
             return state.env[name]
         if name is not None and self.imports.resolve(expr) is not None:
-            return None  # a torch (or other imported) name, not a value of the file
+            return self._layer_class(expr)  # a torch (or other imported) name: a layer class
         attr = expr.attr.value
         if attr == "data":
             base = self._peek(expr.value, state, frame)

@@ -51,6 +51,7 @@ from gradlint.analysis.dataflow.uses import (
 from gradlint.analysis.dataflow.values import (
     Const,
     Grad,
+    LayerClass,
     Number,
     Obj,
     Parameters,
@@ -557,6 +558,13 @@ class TorchSemantics:
         if isinstance(drawn, Parameters) and not drawn.named:
             return drawn, trainable_only
         return None, False
+
+    def _layer_class(self, expr: cst.BaseExpression) -> LayerClass | None:
+        """`nn.ReLU` (not called): the layer class, when torch's knowledge has the layer."""
+        qualified = self.imports.resolve(expr)
+        if qualified is None or not _is_layer_class(qualified) or not knowledge.layer(qualified):
+            return None
+        return LayerClass(qualified)
 
     def _torch_call(self, call: cst.Call, qualified: str, args, state: State, frame: Frame):
         positional, keywords = args
