@@ -408,6 +408,8 @@ WITHOUT_GRAD = textwrap.dedent(
             super().__init__()
             self.fc = nn.Linear(4, 4)
             self.drop = nn.Dropout(0.1)
+            self.act = nn.GELU()
+            self.relu = nn.ReLU(inplace=True)
 
         def forward(self, x):
             h = self.fc(x)
@@ -417,7 +419,9 @@ WITHOUT_GRAD = textwrap.dedent(
             v = x.view(2, 4)
             c = x.contiguous()
             d = self.drop(x)
-            return h + s + m.unsqueeze(-1) + w[:2] + v + c + d
+            a = self.act(x)
+            r = self.relu(x)
+            return h + s + m.unsqueeze(-1) + w[:2] + v + c + d + a + r
 
 
     block = Block().eval()
@@ -431,15 +435,15 @@ WITHOUT_GRAD = textwrap.dedent(
 
 def test_what_an_op_computes_with_grad_mode_off_does_not_require_grad(tmp_path):
     stated = StatementFacts(WITHOUT_GRAD)
-    for line, name in ((12, "h"), (13, "s"), (14, "m"), (15, "w")):
+    for line, name in ((14, "h"), (15, "s"), (16, "m"), (17, "w"), (21, "a")):
         assert stated.query_in_mode(line, name, False).facts["grad"] == "off", name
-    assert stated.query_in_mode(12, "h", True).facts["grad"] == "nonleaf"
-    # a view, a conversion, a dropout may return (a view of) their input: torch keeps a
-    # non-leaf input's grad under no_grad (x here)
-    for line, name in ((16, "v"), (17, "c"), (18, "d")):
+    assert stated.query_in_mode(14, "h", True).facts["grad"] == "nonleaf"
+    # a view, a conversion, a dropout, an in-place ReLU may return (a view of) their input:
+    # torch keeps a non-leaf input's grad under no_grad (x here)
+    for line, name in ((18, "v"), (19, "c"), (20, "d"), (22, "r")):
         assert stated.query_in_mode(line, name, False).facts.get("grad") is None, name
     tally = _check(tmp_path, WITHOUT_GRAD)
-    assert tally.contradictions == [] and tally.known["grad"] >= 7  # 4 of them without grad
+    assert tally.contradictions == [] and tally.known["grad"] >= 8  # 5 of them without grad
 
 
 JOINED_UNKNOWN = textwrap.dedent(

@@ -541,8 +541,9 @@ _CONVERSIONS = frozenset(
     {"to", "type", "type_as", "float", "double", "half", "bfloat16", "int", "long", "short",
      "bool", "char", "byte", "cpu", "cuda", "contiguous", "positive"}
 )  # fmt: skip
-# layers whose forward computes its output anew (never returns its input)
-_COMPUTING_LAYERS = frozenset({"linear", "conv", "norm", "embedding"})
+# layer kinds (the generated `shape`) whose forward computes its output anew
+_COMPUTING_LAYERS = frozenset({"linear", "conv", "norm", "embedding", "elementwise", "pool"})
+_STATELESS_COMPUTING = frozenset({"elementwise", "pool", "norm"})
 _ARITHMETIC = (
     cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
     cst.Power, cst.MatrixMultiply,
@@ -552,8 +553,8 @@ _ARITHMETIC = (
 def _computed_anew(expr: cst.BaseExpression, causes: _Causes) -> bool:
     """Whether `expr`'s value, when a tensor, is computed by an op of this expression (not
     an input returned or viewed): arithmetic, a torch function or Tensor method that is
-    neither a view nor may return its input (generated knowledge), a layer with
-    parameters, or a view or conversion of such a value."""
+    neither a view nor may return its input (generated knowledge), a computing layer, or a
+    view or conversion of such a value."""
     if isinstance(expr, cst.BinaryOperation):
         return isinstance(expr.operator, _ARITHMETIC)
     if isinstance(expr, cst.UnaryOperation):
@@ -588,9 +589,26 @@ def _computed_anew(expr: cst.BaseExpression, causes: _Causes) -> bool:
     if isinstance(receiver, Obj):
         layer = causes.interpreter._object_attribute(receiver, method)
     if isinstance(layer, Obj) and layer.torch_layer:
-        facts = knowledge.layer(layer.kind)
-        return facts is not None and bool(facts.parameters) and facts.shape in _COMPUTING_LAYERS
+        return _computing_layer(layer, causes)
     return False
+
+
+def _computing_layer(layer: Obj, causes: _Causes) -> bool:
+    """A torch layer whose forward computes its output anew: one with parameters (Linear,
+    Conv, norms, Embedding), or an activation, pool or norm without (checked in torch) that
+    is not in place, built by a call of the file saying so; not a dropout (in eval mode it
+    returns its input)."""
+    facts = knowledge.layer(layer.kind)
+    if facts is None or facts.shape not in _COMPUTING_LAYERS:
+        return False
+    if facts.parameters:
+        return True
+    if "Dropout" in facts.name or facts.shape not in _STATELESS_COMPUTING:
+        return False
+    if facts.inplace_arg is None:
+        return True
+    inplace = causes.interpreter._object_attribute(layer, "inplace")
+    return layer.constructor is not None and isinstance(inplace, Const) and inplace.value is False
 
 
 def _computing(op: knowledge.OpFacts) -> bool:
