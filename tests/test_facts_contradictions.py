@@ -376,6 +376,25 @@ PROGRAMS = {
         step(batch)
         spec, label = batch
         """,
+    # requires_grad_ given a flag decided at run time (optuna issue 3855's freeze_layer,
+    # `param.requires_grad_(not freeze)`): the parameters a later loop meets may be frozen
+    "frozen_by_a_flag_decided_at_run_time": """\
+        import torch
+        from torch import nn
+
+
+        def freeze(model, freeze=True):
+            for name, layer in model.named_modules():
+                if name.startswith("0"):
+                    for param in layer.parameters():
+                        param.requires_grad_(not freeze)
+            return model
+
+
+        model = freeze(nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2)))
+        for name, param in model.named_parameters():
+            print(name, param.requires_grad)
+        """,
 }
 
 

@@ -174,8 +174,8 @@ class CallScan(cst.CSTVisitor):
         if last in ("backward", "grad"):
             calls.backward = True
         calls.clears = calls.clears or _clears_gradients(node)
-        if last == "requires_grad_" and node.args and literal_bool(node.args[0].value) is False:
-            self.freezes = True
+        if last == "requires_grad_" and node.args and literal_bool(node.args[0].value) is not True:
+            self.freezes = True  # False, or a flag decided at run time (`not freeze`)
         if last == "detach_":  # a leaf detached in place stops requiring grad
             self.freezes = True
         if self.stack[-1] is not None and last[:1].isupper():
