@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import gc
+import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -176,9 +177,13 @@ def _syntax_error(path: str, line: int, column: int, message: str) -> Diagnostic
 
 
 def parse(
-    path: str, source: bytes | str, max_depth: int = DEFAULT_MAX_DEPTH
+    path: str,
+    source: bytes | str,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    original: bytes | None = None,
 ) -> cst.Module | Diagnostic:
-    """The libcst module, or a GL001 diagnostic saying why it cannot be parsed.
+    """The libcst module, or a GL001 diagnostic saying why it cannot be parsed. `original`:
+    the file's own text when `source` is its linked text (project.Linked.source).
 
     CPython compiles the file first (parser, symbol table and compiler, as `compile`
     does): that is ~10x faster than libcst, gives the familiar messages (`return`
@@ -218,7 +223,11 @@ def parse(
             "(libcst's parse time grows steeply with depth; raise max-depth to lint it)"
         )
         return _syntax_error(path, line, 1, message)
-    module = _parse_in_chunks(source) or _parse_with_libcst(path, source, None)
+    module = (
+        _parse_reusing_pieces(path, source, original)
+        or _parse_in_chunks(source)
+        or _parse_with_libcst(path, source, None)
+    )
     if isinstance(module, Diagnostic):
         # CPython accepted the file: libcst's tokenizer rejects a few valid endings, such
         # as a line continuation right before the end of the file.
@@ -422,6 +431,96 @@ def _parse_in_chunks(source: bytes) -> cst.Module | None:
     return _joined(modules)
 
 
+# Project files whose definitions files linted earlier in this process were linked with
+# (Linked.files), and the texts of those definitions (`_piece_module`'s).
+_LINKED_FROM: set[str] = set()
+_PIECE_TEXTS: set[str] = set()
+_CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]", re.MULTILINE)
+
+
+def _parse_reusing_pieces(path: str, source: bytes, original: bytes | None) -> cst.Module | None:
+    """libcst's module of a project file that files linted before it were linked with: the
+    trees of its definitions parsed for them (`_piece_module`) joined with the rest of the
+    file, parsed a stretch at a time; the tree a parse of the whole file gives. None (parse
+    it whole) when none of its definitions was parsed, or they cannot be cut out alike:
+    a definition followed by an indented or blank-but-indented line (which libcst gives to
+    its last block), newlines other than `\n`, a coding cookie, blocks indented in
+    different ways in different stretches (each stretch detects its own)."""
+    if not _LINKED_FROM or os.path.abspath(path) not in _LINKED_FROM:
+        return None
+    if b"\r" in source or _CODING_COOKIE.search(source, 0, _second_line_end(source)):
+        return None
+    try:
+        text = source.decode("utf-8")
+        found = project.definitions(path, text if original is None else original.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None
+    if found is None:
+        return None
+    # a linked text has the file's lines, a blanked import or a respelled `m.Name` aside:
+    # the same statements on the same lines, and the definitions it left alone
+    lines = text.splitlines()
+    if len(lines) != len(found[0]):
+        return None
+    spans = found[1]
+    ends = len(lines) if text.endswith("\n") else len(lines) - 1  # lines ending in `\n`
+    stretches: list[tuple[bool, str]] = []  # (a parsed definition, its text)
+    done = 0
+    for start, end in spans:
+        piece = "".join(line + "\n" for line in lines[start - 1 : end])
+        if start - 1 < done or end > ends or piece not in _PIECE_TEXTS:
+            continue
+        if not _cut_after(lines, end):
+            continue
+        if start - 1 > done:
+            stretches.append((False, "".join(line + "\n" for line in lines[done : start - 1])))
+        stretches.append((True, piece))
+        done = end
+    if not stretches:
+        return None
+    if done < len(lines):
+        rest = "".join(line + "\n" for line in lines[done:])
+        stretches.append((False, rest if text.endswith("\n") else rest[:-1]))
+    try:
+        with speedups.unvalidated():
+            modules = [
+                _piece_module(piece) if parsed else cst.parse_module(piece)
+                for parsed, piece in stretches
+            ]
+    except (cst.ParserSyntaxError, SyntaxError, UnicodeError, LookupError, ValueError):
+        return None
+    indents = {module.default_indent for module in modules if _holds_block(module)}
+    if len(indents) > 1:
+        return None
+    joined = _joined(modules)
+    indent = next(iter(indents), modules[0].default_indent)
+    return joined.with_changes(default_indent=indent, encoding="utf-8")
+
+
+def _second_line_end(source: bytes) -> int:
+    return source.find(b"\n", source.find(b"\n") + 1) + 1 or len(source)
+
+
+def _cut_after(lines: list[str], end: int) -> bool:
+    """Whether the file can be cut after line `end` (a top-level statement's last) with
+    the same tree: every line up to the next statement is empty or a comment at the margin
+    (libcst gives a block the lines after it up to its last indented comment or
+    blank-but-indented line)."""
+    for line in lines[end:]:
+        if line and (line[0].isspace() or line[0] != "#"):
+            return not line[0].isspace()
+    return True
+
+
+def _holds_block(module: cst.Module) -> bool:
+    """Whether the module has an indented block (its default indent is then its first)."""
+    return any(
+        type(node) is cst.IndentedBlock
+        for statement in module.body
+        for node in iter_nodes(statement, _HOLD_NO_DEFINITION)
+    )
+
+
 def _joined(modules: list[cst.Module]) -> cst.Module:
     """One module of the chunks' statements, in order: each chunk's footer (and the next
     one's header) become leading lines of the next chunk's first statement."""
@@ -430,6 +529,9 @@ def _joined(modules: list[cst.Module]) -> cst.Module:
     for module in modules[1:]:
         statements = list(module.body)
         lines = [*carried, *module.header]
+        if not statements:  # comments and blank lines only: the next statement's
+            carried = [*lines, *module.footer]
+            continue
         if lines:
             statements[0] = statements[0].with_changes(
                 leading_lines=[*lines, *statements[0].leading_lines]
@@ -493,7 +595,8 @@ def lint_source(path: str, source: bytes | str, config: Config | None = None) ->
         or any(map(_piece_imports_torch, link.pieces))
         or _helper_of_torch_code(path, raw)
     ):
-        linked = _guarded(path, link.source, config, link.pieces)
+        _LINKED_FROM.update(link.files)
+        linked = _guarded(path, link.source, config, link.pieces, raw)
         if not linked.internal_errors and not any(d.code == "GL001" for d in linked.diagnostics):
             return linked
     return _alone(path, raw, config)
@@ -518,11 +621,17 @@ def _alone(path: str, raw: bytes, config: Config, errors: list[str] | None = Non
     return result
 
 
-def _guarded(path: str, raw: bytes, config: Config, pieces: tuple[str, ...] = ()) -> LintResult:
+def _guarded(
+    path: str,
+    raw: bytes,
+    config: Config,
+    pieces: tuple[str, ...] = (),
+    original: bytes | None = None,
+) -> LintResult:
     """The linting of `raw` on a deep-stack thread, its exceptions turned into results."""
     try:
         with _collector_paused():
-            return deep_call(lambda: lint_in_thread(path, raw, config, pieces))
+            return deep_call(lambda: lint_in_thread(path, raw, config, pieces, original))
     except RecursionError:
         reason = "Cannot analyse: nesting too deep"
     except MemoryError:
@@ -550,13 +659,18 @@ def _collector_paused() -> Iterator[None]:
 
 
 def lint_in_thread(
-    path: str, source: bytes, config: Config, pieces: tuple[str, ...] = ()
+    path: str,
+    source: bytes,
+    config: Config,
+    pieces: tuple[str, ...] = (),
+    original: bytes | None = None,
 ) -> LintResult:
     """`lint_source`'s work, on the calling thread (lint_source runs it on a deep-stack
     one and turns its exceptions into results). `pieces` (project.Linked) go before the
-    file's own statements; findings on their lines are dropped."""
+    file's own statements; findings on their lines are dropped. `original`: the file's
+    own text when `source` is its linked text."""
     result = LintResult()
-    module = parse(path, source, config.max_depth)
+    module = parse(path, source, config.max_depth, original)
     if isinstance(module, Diagnostic):
         if config.is_selected("GL001"):
             result.diagnostics.append(module)
@@ -614,10 +728,17 @@ def _linked_statements(pieces: tuple[str, ...]) -> tuple[list, int, frozenset]:
 
 
 @lru_cache(maxsize=4096)
-def _piece(text: str) -> tuple[tuple[cst.BaseStatement, ...], int, frozenset]:
-    """One definition's statements (parsed once per process), lines and functions."""
+def _piece_module(text: str) -> cst.Module:
+    """One definition's module, parsed once per process."""
+    _PIECE_TEXTS.add(text)
     with speedups.unvalidated():
-        module = cst.parse_module(text)
+        return cst.parse_module(text)
+
+
+@lru_cache(maxsize=4096)
+def _piece(text: str) -> tuple[tuple[cst.BaseStatement, ...], int, frozenset]:
+    """One definition's statements, lines and functions."""
+    module = _piece_module(text)
     body = module.body
     functions = frozenset(
         node

@@ -257,6 +257,15 @@ def _nodes(node: ast.AST) -> list:
     return found
 
 
+def definitions(path: str, text: str) -> tuple[list[str], list[tuple[int, int]]] | None:
+    """The lines of a project file and the line spans of its top-level definitions (each
+    span's lines are a piece of `Linked.pieces`), when `text` is the file's text; else None."""
+    module = _module(path)
+    if module is None or "".join(line + "\n" for line in module.lines) not in (text, text + "\n"):
+        return None
+    return module.lines, sorted({definition[:2] for definition in module.defined.values()})
+
+
 def _module(path: str) -> _Module | None:
     try:
         status = os.stat(path)
