@@ -15,6 +15,7 @@ from functools import cache, lru_cache, partial
 import libcst as cst
 
 from gradlint import callers, project, speedups
+from gradlint.analysis.dataflow.interpreter.scan import CallScan
 from gradlint.analysis.walk import (
     LAYOUT,
     TOKENS,
@@ -687,9 +688,8 @@ def lint_in_thread(
         for checker in load_checkers()
         if any(config.is_selected(code) for code in checker.codes)
     ]
-    if pieces:  # the checkers walk the file's own statements; the calls scan all
-        visit(cst.Module(body=statements), file.call_scan)
-        file.call_scan.complete = False
+    for piece in pieces:  # the checkers walk the file's own statements; the calls scan all
+        file.call_scan.add(_piece_scan(piece))
     _Dispatcher(file, checkers).run(own)
     found = file.diagnostics if not added else _own_lines(file.diagnostics, header, added)
     result.diagnostics = sorted(found, key=Diagnostic.sort_key)
@@ -751,6 +751,14 @@ def _piece(text: str) -> tuple[tuple[cst.BaseStatement, ...], int, frozenset]:
     if plain and module.default_newline == "\n":
         return body, text.count("\n"), functions
     return body, cst.Module(body=body).code.count("\n"), functions
+
+
+@lru_cache(maxsize=4096)
+def _piece_scan(text: str) -> CallScan:
+    """What the calls scan finds in one definition (its syntax alone), once per process."""
+    scan = CallScan()
+    visit(cst.Module(body=_piece(text)[0]), scan)
+    return scan
 
 
 # Nodes below which no function is defined (a `def` is a statement of a block):

@@ -23,6 +23,7 @@ def fresh_pieces():
     def clear() -> None:
         engine._piece_module.cache_clear()
         engine._piece.cache_clear()
+        engine._piece_scan.cache_clear()
         engine._PIECE_TEXTS.clear()
         engine._LINKED_FROM.clear()
 

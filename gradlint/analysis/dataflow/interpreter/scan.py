@@ -184,6 +184,27 @@ class CallScan(cst.CSTVisitor):
             marked = self.dirty.setdefault(self.stack[-1], set())
             marked.update(dotted(a.value) or "" for a in node.args)
 
+    def add(self, other: CallScan) -> None:
+        """What `other` found walking statements this scan did not walk (a project
+        definition's, walked once per process), as if it had walked them next."""
+        for body, calls in other.by_body.items():
+            mine = self.by_body.setdefault(body, _Calls())
+            mine.names |= calls.names
+            mine.backward = mine.backward or calls.backward
+            mine.clears = mine.clears or calls.clears
+        for body, marked in other.dirty.items():
+            self.dirty.setdefault(body, set()).update(marked)
+        self.freezes = self.freezes or other.freezes
+        self.built_inside |= other.built_inside
+        for name, calls in other.by_callee.items():
+            self.by_callee.setdefault(name, []).extend(calls)
+        for name, calls in other.by_method.items():
+            self.by_method.setdefault(name, []).extend(calls)
+        self.mentions.update(other.mentions)
+        self.keywords.update(other.keywords)
+        self.attributes.update(other.attributes)
+        self.defined.update(other.defined)
+
     def only_called(self, name: str, method: bool) -> list[cst.Call] | None:
         """The calls of a function (`name(...)`) or of a method (`x.name(...)`) of the
         file, when every other occurrence of the identifier is a function's definition:
