@@ -188,6 +188,10 @@ def _imported_by_torch_file(path: str, stamp: tuple[int, int]) -> frozenset[str]
 
 
 def _read(path: str) -> bytes | None:
+    """The file's bytes; None when unreadable or not a regular file (opening a FIFO named
+    `x.py` would block forever)."""
+    if not os.path.isfile(path):
+        return None
     try:
         with open(path, "rb") as handle:
             return handle.read()
