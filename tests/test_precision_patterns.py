@@ -2898,3 +2898,118 @@ def test_same_edit_on_every_path_is_flagged(tmp_path):
     assert _findings(alone) == [(edit_line, "GL104")]
     error = _run(tmp_path, INFERENCE_ONLY_EDIT.format(guard="if True:", run=TRAINING_RUN))
     assert error is not None and "leaf Variable that requires grad" in str(error)
+
+
+# The answer-span labels of a question-answering head (BERT's, as facebookresearch/SpanBERT
+# code/pytorch_pretrained_bert/modeling.py @0670d8b and DPR's reader write it) ----------
+
+QA_HEAD = """\
+import torch
+import torch.nn as nn
+from torch.nn import CrossEntropyLoss
+
+
+class BertForQuestionAnswering(nn.Module):
+    def __init__(self, hidden_size=8):
+        super(BertForQuestionAnswering, self).__init__()
+        self.qa_outputs = nn.Linear(hidden_size, 2)
+
+    def forward(self, sequence_output, {start}: torch.Tensor = None, {end}: torch.Tensor = None):
+        logits = self.qa_outputs(sequence_output)
+        start_logits, end_logits = logits.split(1, dim=-1)
+        start_logits = start_logits.squeeze(-1)
+        end_logits = end_logits.squeeze(-1)
+
+        if {start} is not None and {end} is not None:
+            # If we are on multi-GPU, split add a dimension
+            if len({start}.size()) > 1:
+                {start} = {start}.squeeze(-1)
+            if len({end}.size()) > 1:
+                {end} = {end}.squeeze(-1)
+            # sometimes the start/end positions are outside our model inputs, we ignore these terms
+            ignored_index = start_logits.size(1)
+            {start}.clamp_(0, ignored_index)
+            {end}.clamp_(0, ignored_index)
+
+            loss_fct = CrossEntropyLoss(ignore_index=ignored_index)
+            start_loss = loss_fct(start_logits, {start}.long())
+            end_loss = loss_fct(end_logits, {end}.long())
+            total_loss = (start_loss + end_loss) / 2
+            return total_loss
+        else:
+            return start_logits, end_logits
+"""
+
+
+def test_clamping_the_answer_span_labels_in_place_is_quiet(tmp_path):
+    source = QA_HEAD.format(start="start_positions", end="end_positions")
+    assert _findings(source) == []
+    run = source + (
+        "\nmodel = BertForQuestionAnswering()\n"
+        "starts, ends = torch.tensor([1, 9]), torch.tensor([2, 12])\n"
+        "model(torch.randn(2, 5, 8), starts, ends).backward()\n"
+        "assert starts.tolist() == [1, 5] and ends.tolist() == [2, 5]\n"
+    )
+    assert _run(tmp_path, run) is None
+
+
+def test_clamping_a_float_argument_in_place_is_flagged(tmp_path):
+    """The twin: the same edit of tensors the caller hands over as values, here a leaf
+    that requires grad (torch 2.13 raises)."""
+    source = QA_HEAD.format(start="start_scores", end="end_scores")
+    assert [code for _, code in _findings(source)] == ["GL104", "GL104"]
+    run = source + (
+        "\nmodel = BertForQuestionAnswering()\n"
+        "starts = torch.tensor([1.0, 9.0], requires_grad=True)\n"
+        "model(torch.randn(2, 5, 8), starts, torch.tensor([2.0, 12.0])).backward()\n"
+    )
+    error = _run(tmp_path, run)
+    assert error is not None and "leaf Variable that requires grad" in str(error)
+
+
+# A plain list of stateless torch layers (qfgaohao/pytorch-ssd vision/ssd/fpn_ssd.py
+# @7a839cb: nn.Upsample, known since the generated knowledge builds it from a sample) ---
+
+FPN_UPSAMPLERS = """\
+import torch
+import torch.nn as nn
+
+
+class FPNSSD(nn.Module):
+    def __init__(self):
+        super(FPNSSD, self).__init__()
+        self.base_net = nn.ModuleList([nn.Conv2d(3, 4, 3, padding=1), nn.Conv2d(4, 4, 3, 2, 1)])
+        self.upsamplers = [
+            {first},
+            nn.Upsample(size=(10, 10), mode='bilinear'),
+        ]
+
+    def forward(self, x):
+        features = []
+        for layer in self.base_net:
+            x = layer(x)
+            features.append(x)
+        return self.upsamplers[0](features[-1]) + features[0]
+
+
+model = FPNSSD()
+names = [name for name, _ in model.named_parameters()]
+"""
+
+
+def test_plain_list_of_upsample_layers_is_quiet(tmp_path):
+    source = FPN_UPSAMPLERS.format(first="nn.Upsample(size=(20, 20), mode='bilinear')")
+    assert _findings(source) == []
+    run = source + (
+        "registered = nn.ModuleList(model.upsamplers)\n"
+        "assert list(registered.parameters()) == [] and registered.state_dict() == {}\n"
+        "assert model(torch.randn(1, 3, 20, 20)).shape == (1, 4, 20, 20)\n"
+    )
+    assert _run(tmp_path, run) is None
+
+
+def test_plain_list_holding_a_conv_is_flagged(tmp_path):
+    source = FPN_UPSAMPLERS.format(first="nn.Conv2d(4, 4, 1)")
+    assert [code for _, code in _findings(source)] == ["GL502"]
+    run = source + "assert len(names) == 4, names  # the list's Conv2d is not among them\n"
+    assert _run(tmp_path, run) is None

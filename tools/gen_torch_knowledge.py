@@ -83,8 +83,8 @@ EXTRA_INPLACE_METHODS: dict[str, Callable[[torch.Tensor], tuple]] = {
 }
 
 # torch.nn layers torch's module database has no sample for -> (constructor arguments,
-# forward input shape).
-EXTRA_LAYERS: dict[str, tuple[tuple, tuple[int, ...]]] = {
+# positional, or by keyword when a dict; forward input shape).
+EXTRA_LAYERS: dict[str, tuple[tuple | dict, tuple[int, ...]]] = {
     "Dropout": ((0.5,), (4, 4)),
     "Dropout1d": ((0.5,), (2, 4, 4)),
     "Dropout2d": ((0.5,), (2, 4, 4, 4)),
@@ -98,7 +98,11 @@ EXTRA_LAYERS: dict[str, tuple[tuple, tuple[int, ...]]] = {
     "PixelShuffle": ((2,), (1, 4, 2, 2)),
     "PixelUnshuffle": ((2,), (1, 1, 4, 4)),
     "ChannelShuffle": ((2,), (1, 4, 2, 2)),
-    "Upsample": ((None, 2.0), (1, 1, 4, 4)),
+    "Upsample": ({"scale_factor": 2.0}, (1, 1, 4, 4)),
+    "UpsamplingBilinear2d": ({"scale_factor": 2}, (1, 1, 4, 4)),
+    "UpsamplingNearest2d": ({"scale_factor": 2}, (1, 1, 4, 4)),
+    "Unfold": ((2,), (1, 1, 4, 4)),
+    "RReLU": ((), (4, 4)),
     "Softmax2d": ((), (1, 2, 4, 4)),
     "CosineSimilarity": ((), (4, 4)),
     "PairwiseDistance": ((), (4, 4)),
@@ -945,7 +949,9 @@ def derive_windows(layers: dict[str, dict]) -> dict[str, list]:
 # -- layers ----------------------------------------------------------------------------
 
 
-def _layer_samples() -> Iterator[tuple[type, tuple, dict, list]]:
+def _layer_samples() -> Iterator[tuple[type, tuple, dict, list, bool]]:
+    """(class, constructor args, kwargs, forward inputs, whether the build is the sample's
+    own: a layer that cannot be built by default, such as Upsample, keeps its keywords)."""
     from torch.testing._internal.common_modules import module_db
 
     for info in module_db:
@@ -959,14 +965,17 @@ def _layer_samples() -> Iterator[tuple[type, tuple, dict, list]]:
             forward = list(module_input.forward_input.args)
             if forward and isinstance(forward[0], torch.Tensor):
                 ctor = module_input.constructor_input
-                yield info.module_cls, tuple(ctor.args), dict(ctor.kwargs), forward
+                yield info.module_cls, tuple(ctor.args), dict(ctor.kwargs), forward, False
                 break
     for name, (ctor_args, shape) in EXTRA_LAYERS.items():
         cls = getattr(torch.nn, name)
         forward = [torch.randint(0, 10, shape) if name == "EmbeddingBag" else torch.randn(shape)]
         if name in ("CosineSimilarity", "PairwiseDistance"):
             forward.append(torch.randn(shape))
-        yield cls, ctor_args, {}, forward
+        if isinstance(ctor_args, dict):
+            yield cls, (), ctor_args, forward, True
+        else:
+            yield cls, ctor_args, {}, forward, False
 
 
 def _constructor_args(cls: type) -> list[str]:
@@ -1165,7 +1174,7 @@ def _layer_inplace_saves(cls: type, args: tuple, kwargs: dict, forward: list) ->
 
 def derive_layers(names: set[str] | None = None) -> dict[str, Any]:
     layers: dict[str, Any] = {}
-    for cls, args, kwargs, forward in _layer_samples():
+    for cls, args, kwargs, forward, exact in _layer_samples():
         qualname = f"torch.nn.{cls.__name__}"
         if getattr(torch.nn, cls.__name__, None) is not cls or qualname in layers:
             continue
@@ -1174,7 +1183,8 @@ def derive_layers(names: set[str] | None = None) -> dict[str, Any]:
         torch.manual_seed(0)
         try:
             ctor_names = _constructor_args(cls)
-            args, kwargs = _required(cls, args, kwargs)
+            if not exact:
+                args, kwargs = _required(cls, args, kwargs)
             module = cls(*args, **kwargs)
             if isinstance(module, torch.nn.modules.lazy.LazyModuleMixin):
                 continue  # parameters appear only at the first forward
