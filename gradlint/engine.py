@@ -590,17 +590,20 @@ def lint_source(path: str, source: bytes | str, config: Config | None = None) ->
         with _collector_paused():  # CPython's trees of the file and the modules it imports
             link = project.linked(path, raw)
     except Exception as error:  # a bug in the index: the file is linted alone
-        return _alone(path, raw, config, [internal_error(path, error)])
-    if link is not None and (
-        parsed_at_all(raw)
-        or any(map(_piece_imports_torch, link.pieces))
-        or _helper_of_torch_code(path, raw)
-    ):
+        return _alone(path, raw, config, _own_text_parsed(path, raw), [internal_error(path, error)])
+    parsed = _own_text_parsed(path, raw)
+    if link is not None and (parsed or any(map(_piece_imports_torch, link.pieces))):
         _LINKED_FROM.update(link.files)
         linked = _guarded(path, link.source, config, link.pieces, raw)
         if not linked.internal_errors and not any(d.code == "GL001" for d in linked.diagnostics):
             return linked
-    return _alone(path, raw, config)
+    return _alone(path, raw, config, parsed)
+
+
+def _own_text_parsed(path: str, raw: bytes) -> bool:
+    """The prefilter's answer for the file's own text: it imports torch (parsed_at_all),
+    or it is a helper module torch-importing files of its project import."""
+    return parsed_at_all(raw) or _helper_of_torch_code(path, raw)
 
 
 def _helper_of_torch_code(path: str, raw: bytes) -> bool:
@@ -613,9 +616,11 @@ def _piece_imports_torch(piece: str) -> bool:
     return imports_torch(piece.encode("utf-8", "surrogatepass"))
 
 
-def _alone(path: str, raw: bytes, config: Config, errors: list[str] | None = None) -> LintResult:
-    """`lint_source` of the file's own text."""
-    if not parsed_at_all(raw) and not _helper_of_torch_code(path, raw):
+def _alone(
+    path: str, raw: bytes, config: Config, parsed: bool, errors: list[str] | None = None
+) -> LintResult:
+    """`lint_source` of the file's own text (`parsed`: _own_text_parsed's answer)."""
+    if not parsed:
         return LintResult(internal_errors=errors or [])
     result = _guarded(path, raw, config)
     result.internal_errors[:0] = errors or []
