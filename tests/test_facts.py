@@ -109,6 +109,36 @@ def test_interpreter_states_facts_by_line_and_name():
     assert h.causes["rank"] == "argument of a function run on its own"
 
 
+CAUSES = """\
+import torch.nn.functional as F
+from torch import nn
+from helpers import make
+
+
+class Block(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.other = make(width)
+
+    def forward(self, x):
+        y = self.conv(x)
+        z = F.relu(y)
+        w = self.other(z)
+        return w
+"""
+
+
+def test_a_cause_of_unknown_is_what_lost_the_fact_not_the_callable_holder():
+    stated = StatementFacts(CAUSES)
+    # the shape is lost at the argument, not at `self` holding the conv or at `F`
+    assert stated.query(13, "y").causes["rank"] == "argument of a function run on its own"
+    assert stated.query(14, "z").causes["rank"] == "argument of a function run on its own"
+    # knowing `width` would not tell what another library's function returns
+    assert stated.query(10, "self.other").causes["kind"] == "call to helpers.make"
+    assert stated.query(15, "w").causes["kind"] == "method .other() of a module of the file"
+
+
 def test_the_comparison_finds_no_contradiction_and_counts_what_is_known(tmp_path):
     tally = _check(tmp_path, PROGRAM)
     assert tally.contradictions == []

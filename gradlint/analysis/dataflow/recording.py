@@ -209,13 +209,30 @@ class _Causes:
         value = self.value(expr)
         if value is _NOT_EVALUATED:
             return f"{_construct(expr)} not evaluated"
-        for part in _inputs(expr):
+        for part in self.inputs(expr):
             part_value = self.value(part)
             if part_value is None or (
                 part_value is not _NOT_EVALUATED and not _knows(part_value, facet)
             ):
                 return self.of(part, facet, state)
         return self.construct(expr, facet, state)
+
+    def inputs(self, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """The expressions `expr` computes its value from (evaluated before it). A call's
+        are its arguments, and the receiver of a method of a value (`x.permute(...)`), not
+        an object of the file holding the callable (`self` of `self.conv(x)`); a call to a
+        function of another library has none: knowing its arguments would not give it."""
+        if not isinstance(expr, cst.Call):
+            return _inputs(expr)
+        arguments = [arg.value for arg in expr.args]
+        qualified = self.interpreter.imports.resolve(expr.func)
+        if qualified is not None:
+            return arguments if qualified.split(".")[0] in _KNOWN_LIBRARIES else []
+        if isinstance(expr.func, cst.Attribute):
+            receiver = self.value(expr.func.value)
+            if not (isinstance(receiver, Obj) and receiver.info is not None):
+                return [expr.func.value, *arguments]
+        return arguments
 
     def construct(self, expr: cst.BaseExpression, facet: str, state) -> str:
         """The construct `expr` is, named for the table of causes."""
@@ -258,6 +275,8 @@ class _Causes:
 
 
 _NOT_EVALUATED = object()
+# libraries whose functions the interpreter knows (generated knowledge, `math`)
+_KNOWN_LIBRARIES = frozenset({"torch", "math"})
 
 
 def _construct(expr: cst.CSTNode) -> str:
@@ -290,7 +309,11 @@ def _kind_word(value) -> str:
 
 
 def _knows(value, facet: str) -> bool:
+    """Whether `value` states `facet`, or is a known value that has no such facet (a
+    module, a number: a tensor's facets are not what it lost)."""
     facts = describe(value)
+    if facet != "kind" and not isinstance(value, Tensor | OneOf) and facts.get("kind"):
+        return True
     if facet == "dims":
         return facts.get("rank") is not None
     if facet == "kind":
@@ -299,10 +322,7 @@ def _knows(value, facet: str) -> bool:
 
 
 def _inputs(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The expressions `expr` computes its value from (evaluated before it)."""
-    if isinstance(expr, cst.Call):
-        parts = [expr.func.value] if isinstance(expr.func, cst.Attribute) else []
-        return parts + [arg.value for arg in expr.args]
+    """The expressions `expr` computes its value from (evaluated before it), but a call."""
     if isinstance(expr, cst.Attribute | cst.Subscript):
         return [expr.value]
     if isinstance(expr, cst.BinaryOperation):
