@@ -498,3 +498,66 @@ def test_corpus_behaves_in_torch_as_labelled(path, capsys):
             assert str(error).startswith(label.group(3))
             return
     assert label.group(1) == "ok", f"{path.name} ran without the labelled failure"
+
+
+# vae-lagging-encoder modules/decoders/dec_pixelcnn_v2.py (issue 31, batch 12): a plain list
+# filled in a loop whose first pass builds another class, then handed whole to a ModuleList.
+PIXELCNN_BLOCKS = """
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, c, k):
+        super(Block, self).__init__()
+        self.main = nn.Sequential(nn.Conv2d(c, c, k, padding=k // 2), nn.ELU())
+
+    def forward(self, input):
+        return self.main(input) + input
+
+
+class PixelCNN(nn.Module):
+    def __init__(self, in_channels, out_channels, num_blocks, kernel_sizes):
+        super(PixelCNN, self).__init__()
+        self.blocks = []
+        for i in range(num_blocks):
+            if i == 0:
+                block = nn.Conv2d(in_channels, out_channels, kernel_sizes[i], padding=1)
+            else:
+                block = Block(out_channels, kernel_sizes[i])
+            self.blocks.append(block)
+
+        self.main = {container}
+{after}
+    def forward(self, input):
+        for layer in self.main:
+            input = layer(input)
+        return input
+
+
+m = PixelCNN(1, 4, 3, [3, 5, 3])
+registered = {{id(p) for p in m.parameters()}}
+lost = [p for b in m.blocks for p in b.parameters() if id(p) not in registered]
+assert not lost, "the plain list holds parameters no container registers"
+"""
+
+
+@pytest.mark.parametrize("container", ["nn.ModuleList(self.blocks)", "nn.Sequential(*self.blocks)"])
+def test_plain_list_a_container_took_whole_is_quiet(container):
+    source = PIXELCNN_BLOCKS.format(container=container, after="")
+    assert "GL502" not in codes(source)
+    assert _run(textwrap.dedent(source)) is None
+
+
+@pytest.mark.parametrize(
+    "container, after",
+    [
+        ("nn.ModuleList(self.blocks)", "        self.blocks.append(nn.Linear(4, 4))\n"),
+        ("nn.ModuleList(self.blocks[1:])", ""),
+        ("None", ""),
+    ],
+)
+def test_plain_list_filled_after_or_never_handed_whole_is_flagged(container, after):
+    source = PIXELCNN_BLOCKS.format(container=container, after=after)
+    assert "GL502" in codes(source)
+    assert isinstance(_run(textwrap.dedent(source)), AssertionError)

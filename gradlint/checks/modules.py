@@ -59,6 +59,7 @@ class ModuleStateChecker(Checker):
                 continue
             registered = _registered(events[0].module)
             submodules = _module_attributes(mine)
+            taken = _taken_by_containers(mine)
             for attr in dict.fromkeys(event.attr for event in mine):
                 if (info, attr) in wrapped:
                     continue
@@ -67,7 +68,9 @@ class ModuleStateChecker(Checker):
                 if site is not None and site not in reported:
                     reported.add(site)
                     self._report_unregistered(info, f"{history[-1].written}.{attr}", site)
-                if (info, attr) in handed or _of_submodules(history, submodules, calls_under):
+                if attr in taken or (info, attr) in handed:
+                    continue
+                if _of_submodules(history, submodules, calls_under):
                     continue
                 container = _container_site(history, registered, self._may_hold_state)
                 if container is not None and container.node not in reported:
@@ -288,6 +291,25 @@ def _module_attributes(events: list[ModuleAttributeSet]) -> frozenset[str]:
         for event in events
         if not event.grown and isinstance(event.value, Obj) and event.value.is_module
     )
+
+
+def _taken_by_containers(events: list[ModuleAttributeSet]) -> frozenset[str]:
+    """The attributes whose whole content a registering container took after they were
+    last filled (`self.blocks = []`, appended to in a loop, then `self.main =
+    nn.ModuleList(self.blocks)` or `nn.Sequential(*self.blocks)`): the container
+    registers every item, whatever the dataflow kept of them, so the plain list is a
+    second reference to registered state."""
+    taken: set[str] = set()
+    for event in events:
+        taken.discard(event.attr)  # filled again after the container took it
+        value = event.value
+        if isinstance(value, Obj) and value.kind in MODULE_CONTAINERS and value.constructor:
+            given = value.constructor.args
+            if len(given) == 1 and given[0].keyword is None:
+                argument = given[0].value
+                if isinstance(argument, cst.Attribute) and dotted(argument.value) == "self":
+                    taken.add(argument.attr.value)
+    return frozenset(taken)
 
 
 _ENUMERATIONS = frozenset({"parameters", "named_parameters", "modules", "children"})
