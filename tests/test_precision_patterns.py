@@ -3013,3 +3013,62 @@ def test_plain_list_holding_a_conv_is_flagged(tmp_path):
     assert [code for _, code in _findings(source)] == ["GL502"]
     run = source + "assert len(names) == 4, names  # the list's Conv2d is not among them\n"
     assert _run(tmp_path, run) is None
+
+
+# 21. a dropout's output is its input only for p == 0 or training=False ----------------
+# CorentinJ/Real-Time-Voice-Cloning synthesizer/models/tacotron.py (issue 31, batch 13):
+# the encoder transposes the prenet's output in place; the prenet ends in a ReLU and a
+# dropout of p=hparams.tts_dropout (0.5), which computes a new tensor.
+
+TACOTRON_PRENET = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class PreNet(nn.Module):
+    def __init__(self, in_dims, fc1_dims=256, fc2_dims=128, dropout=0.5):
+        super().__init__()
+        self.fc1 = nn.Linear(in_dims, fc1_dims)
+        self.fc2 = nn.Linear(fc1_dims, fc2_dims)
+        self.p = dropout
+
+    def forward(self, x):
+        x = self.fc1(x)
+        x = F.relu(x)
+        x = F.dropout(x, self.p, training=True)
+        x = self.fc2(x)
+        x = F.relu(x)
+        {last}
+        return x
+
+
+class Encoder(nn.Module):
+    def __init__(self, embed_dims, num_chars, encoder_dims, dropout):
+        super().__init__()
+        self.embedding = nn.Embedding(num_chars, embed_dims)
+        self.pre_net = PreNet(embed_dims, fc1_dims=encoder_dims, fc2_dims=encoder_dims,
+                              dropout=dropout)
+
+    def forward(self, x):
+        x = self.embedding(x)
+        x = self.pre_net(x)
+        x.transpose_(1, 2)
+        return x
+
+
+encoder = Encoder(8, 10, 16, dropout=0.5)
+encoder(torch.randint(0, 10, (2, 5))).sum().backward()
+"""
+
+
+def test_in_place_edit_after_a_dropout_of_unknown_p_is_quiet(tmp_path):
+    source = TACOTRON_PRENET.format(last="x = F.dropout(x, self.p, training=True)")
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None
+
+
+def test_in_place_edit_of_the_saved_relu_output_is_flagged(tmp_path):
+    source = TACOTRON_PRENET.format(last="pass")
+    assert [code for _, code in _findings(source)] == ["GL103"]
+    assert "modified by an inplace operation" in str(_run(tmp_path, source))

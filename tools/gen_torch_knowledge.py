@@ -277,6 +277,7 @@ def _layout_facts(fn: Callable, args: list, kwargs: dict, run: Run) -> dict:
     inputs_contiguous = all(t.is_contiguous() for a in run.inputs for t in _tensors(a))
     if inputs_contiguous:
         facts["contiguous"] = out.is_contiguous()
+        facts["alias_contiguous"] = facts["alias"]
     if _transposable(base):
         try:
             other = Run(fn, [_noncontiguous(base), *args[1:]], kwargs, set())
@@ -431,6 +432,9 @@ def _merge(samples: list[dict]) -> dict | None:
             row["may_view"] = True
     elif any(s.get("alias") for s in samples) or any(s.get("view_noncontiguous") for s in samples):
         row["may_view"] = True
+    aliased = {s["alias_contiguous"] for s in samples if "alias_contiguous" in s}
+    if row.get("may_view") and aliased == {True, False}:
+        row["alias_by_arguments"] = True
     if any(s["tuple"] for s in samples):
         row["returns_tuple"] = True
     if all(s["integer"] for s in samples):

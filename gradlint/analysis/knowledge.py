@@ -57,6 +57,10 @@ class OpFacts:
     # of a contiguous tensor, `contiguous()` / `.float()` / dropout(p=0) returning the
     # input itself): an in-place edit may or may not reach the input.
     may_view: bool = False
+    # may_view even for a contiguous input: the output is the input itself for some
+    # arguments or dtypes only (dropout with p=0 or training=False, `.to(...)`, `.float()`
+    # of a float32 tensor), so whether an in-place edit reaches the input is unknown.
+    alias_by_arguments: bool = False
     # The arguments after the input (", 0") of a call torch ran on a (4, 4) float tensor
     # with these facts (`torch.softmax(t, 0)`, `t.softmax(0)`), for witness programs.
     call: str | None = None
@@ -141,6 +145,7 @@ def _op_facts(name: str, row: dict[str, Any]) -> OpFacts:
         output_triggers=tuple(row.get("output_triggers", ())),
         inplace_arg=(arg[0], arg[1]) if arg else None,
         may_view=row.get("may_view", False),
+        alias_by_arguments=row.get("alias_by_arguments", False),
         call=row.get("call"),
         returns_tuple=row.get("returns_tuple", False),
     )

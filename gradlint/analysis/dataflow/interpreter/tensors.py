@@ -366,7 +366,13 @@ class TorchSemantics:
             return Seq((base.as_view() if base is not None else None,), any_length=True)
         if facts is not None and base is not None and facts.view:
             return base.as_view()
-        if facts is not None and base is not None and facts.may_view and base.contiguous:
+        if (
+            facts is not None
+            and base is not None
+            and facts.may_view
+            and base.contiguous
+            and not facts.alias_by_arguments  # F.dropout(x, p): x itself only when p == 0
+        ):
             return replace(base.as_view(), contiguous=True)  # reshape of a contiguous tensor
         if facts is not None and base is not None and views.splits_only(facts.name, inputs):
             return base.as_view()
