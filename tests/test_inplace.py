@@ -509,3 +509,32 @@ def test_an_edit_saved_by_the_previous_iteration_inside_a_called_loop_is_found()
         """
     )
     assert [(f.code, f.line) for f in found] == [("GL103", 14)]
+
+
+def test_data_write_to_a_module_the_helper_built_itself_is_quiet_at_its_call():
+    """A helper called between the forward pass and backward() that writes through
+    `.data` into a module it built (a deep copy, a builder's result moved to a device)
+    cannot have changed what the forward pass used; writing into the module it was
+    handed, or into one a call handed that module returned, still can."""
+    template = """
+        import copy
+        import torch
+        import torch.nn as nn
+
+        def unwrap(model):
+            return getattr(model, "module", model)
+
+        def helper(model):
+            {made}
+            for p in made.parameters():
+                p.data.mul_(0.5)
+
+        model = nn.Linear(4, 1)
+        loss = model(torch.randn(2, 4)).sum()
+        helper(model)
+        loss.backward()
+    """
+    for quiet in ("made = copy.deepcopy(model)", "made = nn.Linear(4, 1).to('cpu')"):
+        assert "GL102" not in {d.code for d in lint(template.format(made=quiet))}, quiet
+    for flagged in ("made = unwrap(model)", "made = model.to('cpu')", "made = model"):
+        assert "GL102" in {d.code for d in lint(template.format(made=flagged))}, flagged

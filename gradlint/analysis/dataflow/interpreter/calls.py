@@ -34,6 +34,7 @@ from gradlint.analysis.dataflow.interpreter.common import (
     _CONTAINERS,
     _LIST_GROWTH,
     _PARAMETER_ITERATORS,
+    _SAME_MODULE_METHODS,
     AN_INT,
     MAX_DEPTH,
     MAX_STEPS,
@@ -87,11 +88,6 @@ from gradlint.analysis.dataflow.values import (
 )
 from gradlint.analysis.names import dotted
 from gradlint.analysis.walk import iter_nodes
-
-_SAME_MODULE_METHODS = frozenset(
-    {"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_"}
-)
-
 
 _INTEGER_CASTS = frozenset({"to", "type", "long", "int"})
 
@@ -649,6 +645,7 @@ class Calls:
         end = self._block_at(Place("call", call), node.body.body, inner, callee)
         self.stack.pop()
         self._finish(callee)
+        callee.data_writes = [w for w in callee.data_writes if w[1] not in callee.own_module_writes]
         exits = [*callee.exits, end] if end is not None else callee.exits
         if arguments is not None:
             self._summarise(node, arguments, (inner, callee_grad, exits), callee, recorded)

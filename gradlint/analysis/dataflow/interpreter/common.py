@@ -44,6 +44,10 @@ MAX_STEPS = 60_000  # statements interpreted per file, inlined calls included
 
 
 _PARAMETER_ITERATORS = frozenset({"parameters", "named_parameters"})
+# module methods that return the module itself (`model.to(device)`, `net.eval()`)
+_SAME_MODULE_METHODS = frozenset(
+    {"to", "cuda", "cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_"}
+)
 
 
 _CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList"})

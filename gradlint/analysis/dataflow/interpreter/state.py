@@ -116,6 +116,9 @@ class Frame:
     # forward is not interpreted here (an interpreted one reports what it read)
     called_modules: set[str] = field(default_factory=set)
     data_writes: list[tuple[int, cst.CSTNode, str]] = field(default_factory=list)
+    # its writes through `.data` to a module it built itself (`_built_by`): its callers'
+    # forward passes cannot have used that module
+    own_module_writes: set[cst.CSTNode] = field(default_factory=set)
     backward_calls: list[tuple[int, int]] = field(default_factory=list)
     statement: cst.CSTNode | None = None
     line: cst.CSTNode | None = None  # the statement line being interpreted

@@ -33,6 +33,7 @@ from gradlint.analysis.dataflow.interpreter.common import (
     _LIST_GROWTH,
     _LIST_SHRINKING,
     _PARAMETER_ITERATORS,
+    _SAME_MODULE_METHODS,
     AN_INT,
     _argument,
     _combined,
@@ -64,6 +65,7 @@ from gradlint.analysis.dataflow.values import (
     replace,
 )
 from gradlint.analysis.names import dotted
+from gradlint.analysis.walk import iter_nodes
 
 _MASK_FUNCTIONS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "bool"})
 
@@ -315,6 +317,96 @@ def _strip_data(expr: cst.BaseExpression) -> cst.BaseExpression | None:
         if isinstance(part, cst.Attribute) and part.attr.value == "data":
             return part.value
     return None
+
+
+def _built_by(function: cst.FunctionDef, name: str, imports, depth: int = 3) -> bool:
+    """`name` in `function` holds a module the function built itself, or a parameter of
+    one (`for _, p in ema_model.named_parameters()` after `ema_model =
+    build_model().to(device)`): every binding of it is a call handed none of the
+    function's arguments (or `copy.deepcopy(...)`), maybe moved by `.to(...)` /
+    `.eval()`, or a loop over such a module's parameters. No forward pass the caller ran
+    before calling the function can have used that module: it did not exist yet."""
+    arguments = {p.name.value for p in _all_params(function.params)}
+    if name in arguments or not depth:
+        return False
+    bindings = []
+    for node in iter_nodes(function.body):
+        if isinstance(node, cst.Assign) and any(_binds(t.target, name) for t in node.targets):
+            bindings.append(node.value if len(node.targets) == 1 else None)
+        elif isinstance(node, cst.For) and _binds(node.target, name):
+            bindings.append(node)
+        elif _rebinds(node, name):
+            return False
+    if not bindings:
+        return False
+    for bound in bindings:
+        if isinstance(bound, cst.For):
+            call = bound.iter
+            method = call.func if isinstance(call, cst.Call) else None
+            if not isinstance(method, cst.Attribute) or method.attr.value not in (
+                "parameters",
+                "named_parameters",
+            ):
+                return False
+            root = _root_name(method.value)
+            if root is None or not _built_by(function, root, imports, depth - 1):
+                return False
+        elif not _fresh_module(bound, arguments, imports):
+            return False
+    return True
+
+
+def _all_params(params: cst.Parameters) -> list[cst.Param]:
+    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+    rest = [params.star_kwarg] if params.star_kwarg is not None else []
+    return [*params.posonly_params, *params.params, *star, *params.kwonly_params, *rest]
+
+
+def _binds(target: cst.BaseExpression, name: str) -> bool:
+    """`target` (of an assignment or a loop) binds `name`, alone or unpacked."""
+    if isinstance(target, cst.Name):
+        return target.value == name
+    if isinstance(target, cst.Tuple | cst.List):
+        return any(_binds(element.value, name) for element in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _binds(target.value, name)
+    return False
+
+
+def _rebinds(node: cst.CSTNode, name: str) -> bool:
+    """`node` binds `name` some other way (`global name`, `name += ...`, `with ... as
+    name`), or makes it another scope's."""
+    if isinstance(node, cst.Global | cst.Nonlocal):
+        return any(n.name.value == name for n in node.names)
+    if isinstance(node, cst.AnnAssign | cst.AugAssign | cst.NamedExpr):
+        return _binds(node.target, name)
+    if isinstance(node, cst.WithItem) and node.asname is not None:
+        return _binds(node.asname.name, name)
+    return False
+
+
+def _root_name(expr: cst.BaseExpression) -> str | None:
+    while isinstance(expr, cst.Attribute | cst.Subscript):
+        expr = expr.value
+    return expr.value if isinstance(expr, cst.Name) else None
+
+
+def _fresh_module(value: cst.BaseExpression | None, arguments: set[str], imports) -> bool:
+    """`build_model().to(device)`, `Net(cfg.width)`, `copy.deepcopy(model)`: a call that
+    makes a new object, handed none of the function's arguments (a deep copy is new
+    whatever it copies), then moved or switched by methods returning the module itself."""
+    while (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _SAME_MODULE_METHODS
+    ):
+        value = value.func.value
+    if not isinstance(value, cst.Call):
+        return False
+    if imports.resolve(value.func) == "copy.deepcopy":
+        return True
+    names = {n.value for n in iter_nodes(value) if isinstance(n, cst.Name)}
+    return not names & (arguments | {"self", "cls"})
 
 
 class TorchSemantics:
@@ -1074,3 +1166,6 @@ class TorchSemantics:
             self.facts.data_writes.append(DataWrite(node, name, where))
             return
         frame.data_writes.append((frame.order, node, name))
+        function = frame.body.node
+        if function is not None and _built_by(function, name.partition(".")[0], self.imports):
+            frame.own_module_writes.add(node)
