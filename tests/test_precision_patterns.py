@@ -3072,3 +3072,52 @@ def test_in_place_edit_of_the_saved_relu_output_is_flagged(tmp_path):
     source = TACOTRON_PRENET.format(last="pass")
     assert [code for _, code in _findings(source)] == ["GL103"]
     assert "modified by an inplace operation" in str(_run(tmp_path, source))
+
+
+# 22. a method call on `.data` that returns a new tensor ends the write through `.data` ---
+# JavierAntoran/Bayesian-Neural-Networks src/Bayes_By_Backprop/model.py (issue 31, batch
+# 13): the noise of the reparametrisation is drawn into `W_mu.data.new(size)`, a new
+# tensor of W_mu's dtype and device; W_mu itself is not written.
+
+BAYES_BY_BACKPROP = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.autograd import Variable
+
+
+class BayesLinear_Normalq(nn.Module):
+    def __init__(self, n_in, n_out):
+        super(BayesLinear_Normalq, self).__init__()
+        self.n_in = n_in
+        self.n_out = n_out
+        self.W_mu = nn.Parameter(torch.Tensor(self.n_in, self.n_out).uniform_(-0.1, 0.1))
+        self.W_p = nn.Parameter(torch.Tensor(self.n_in, self.n_out).uniform_(-3, -2))
+
+    def forward(self, X, sample=False):
+        if not self.training and not sample:
+            return torch.mm(X, self.W_mu), 0, 0
+        else:
+            eps_W = Variable({noise}.normal_())
+            std_w = 1e-6 + F.softplus(self.W_p, beta=1, threshold=20)
+            W = self.W_mu + 1 * std_w * eps_W
+            return torch.mm(X, W), 0, 0
+
+
+layer = BayesLinear_Normalq(4, 3)
+before = layer.W_mu.detach().clone()
+layer(torch.randn(2, 4))
+changed = not torch.equal(before, layer.W_mu.detach())
+"""
+
+
+def test_noise_drawn_into_data_new_is_quiet(tmp_path):
+    source = BAYES_BY_BACKPROP.format(noise="self.W_mu.data.new(self.W_mu.size())")
+    assert _findings(source) == []
+    assert _run(tmp_path, source + "assert not changed\n") is None
+
+
+def test_noise_drawn_into_a_view_of_data_is_flagged(tmp_path):
+    source = BAYES_BY_BACKPROP.format(noise="self.W_mu.data.view(self.n_in, self.n_out)")
+    assert [code for _, code in _findings(source)] == ["GL102"]
+    assert _run(tmp_path, source + "assert changed\n") is None

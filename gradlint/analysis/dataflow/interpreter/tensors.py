@@ -312,10 +312,15 @@ def _through_data(expr: cst.BaseExpression) -> bool:
 
 
 def _strip_data(expr: cst.BaseExpression) -> cst.BaseExpression | None:
-    """The tensor whose `.data` `expr` reaches into, or None."""
+    """The tensor whose `.data` `expr` reaches into, or None. A method call on the way
+    that torch does not state returns a view of its receiver ends the reach: `p.data.new(
+    size).normal_()` and `p.data.clone().zero_()` fill new tensors; `p.data.view(-1)` and
+    `p.data.reshape(n)` (of the contiguous `.data`) are the same memory."""
     for part in _chain(expr):
         if isinstance(part, cst.Attribute) and part.attr.value == "data":
             return part.value
+        if isinstance(part, cst.Call) and not _returns_view_of_receiver(part):
+            return None
     return None
 
 
@@ -407,6 +412,19 @@ def _fresh_module(value: cst.BaseExpression | None, arguments: set[str], imports
         return True
     names = {n.value for n in iter_nodes(value) if isinstance(n, cst.Name)}
     return not names & (arguments | {"self", "cls"})
+
+
+def _returns_view_of_receiver(call: cst.Call) -> bool:
+    """A method call whose result shares its receiver's memory: an in-place method (it
+    returns its receiver) or one torch states returns a view (or, of a contiguous tensor,
+    the tensor itself)."""
+    if not isinstance(call.func, cst.Attribute):
+        return False
+    name = call.func.attr.value
+    if knowledge.inplace_method(name) is not None:
+        return True
+    facts = knowledge.method(name)
+    return facts is not None and (facts.view or (facts.may_view and not facts.alias_by_arguments))
 
 
 class TorchSemantics:
