@@ -465,3 +465,45 @@ def test_gl304_bad_examples_fail_in_torch():
     for example, (driver, message) in zip(bad, drivers, strict=True):
         error = _run(example + "\n" + driver)
         assert error is not None and message in str(error), error
+
+
+# erikwijmans/Pointnet2_PyTorch pointnet2_ops/pointnet2_utils.py (issue 31, batch 13): CUDA
+# ops wrapped in Functions whose forward marks every output non-differentiable and whose
+# backward returns `()`: no output requires grad, so torch never calls that backward.
+THREE_NN = """
+import torch
+from torch.autograd import Function
+
+
+class ThreeNN(Function):
+    @staticmethod
+    def forward(ctx, unknown, known):
+        dist2 = torch.cdist(unknown, known).topk(3, dim=-1, largest=False)
+        dist, idx = torch.sqrt(dist2.values), dist2.indices
+        ctx.mark_non_differentiable({marked})
+        return dist, idx
+
+    @staticmethod
+    def backward(ctx, grad_dist, grad_idx):
+        return ()
+
+
+three_nn = ThreeNN.apply
+unknown = torch.randn(2, 5, 3, requires_grad=True)
+known = torch.randn(2, 8, 3, requires_grad=True)
+dist, idx = three_nn(unknown, known)
+loss = (unknown * 2).sum() + dist.sum()
+loss.backward()
+"""
+
+
+def test_backward_of_a_function_with_only_non_differentiable_outputs_is_quiet():
+    source = THREE_NN.format(marked="dist, idx")
+    assert "GL304" not in codes(source)
+    assert _run(source) is None
+
+
+def test_backward_of_a_function_with_a_differentiable_output_is_flagged():
+    source = THREE_NN.format(marked="idx")
+    assert "GL304" in codes(source)
+    assert "incorrect number of gradients" in str(_run(source))

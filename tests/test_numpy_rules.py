@@ -88,3 +88,48 @@ def test_history_kept_on_the_instance_by_a_method():
 )
 def test_lookalikes_stay_quiet(body):
     assert codes(HEADER + body) == []
+
+
+# mit-han-lab/proxylessnas proxyless_gaze/training/landmark_detection/pytorch2onnx.py
+# (issue 31, batch 13): ONNX Runtime's check helper detaches only a tensor that requires
+# grad; the model's output does, so the `else` arm never runs for it.
+ONNX_CHECK = """
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.autograd import Variable
+
+pfld_backbone = nn.Sequential(nn.Conv2d(3, 4, 3), nn.Flatten(), nn.Linear(4 * 14 * 14, 6))
+pfld_backbone.eval()
+dummy_input = Variable(torch.randn(1, 3, 16, 16))
+torch_out = pfld_backbone(dummy_input)
+
+
+def to_numpy(tensor):
+    return {converted}
+
+
+ort_outs = to_numpy(dummy_input).reshape(1, -1)[:, :6]
+np.testing.assert_allclose(to_numpy(torch_out).shape, ort_outs.shape)
+"""
+
+
+def _ran(source: str) -> BaseException | None:
+    try:
+        exec(compile(source, "<case>", "exec"), {"__name__": "__case__"})
+    except Exception as error:  # the case's own failure is the point
+        return error
+    return None
+
+
+def test_numpy_in_the_arm_a_requires_grad_test_excludes_is_quiet():
+    guarded = "tensor.detach().cpu().numpy() if tensor.requires_grad else tensor.cpu().numpy()"
+    source = ONNX_CHECK.format(converted=guarded)
+    assert "GL207" not in codes(source)
+    assert _ran(source) is None
+
+
+def test_numpy_without_the_requires_grad_test_is_flagged():
+    source = ONNX_CHECK.format(converted="tensor.cpu().numpy()")
+    assert codes(source) == ["GL207"]
+    assert "requires grad" in str(_ran(source))

@@ -10,7 +10,7 @@ import libcst as cst
 from gradlint.analysis.context import ClassInfo, ClassKind
 from gradlint.analysis.dataflow.values import Const, Seq, Tensor
 from gradlint.analysis.names import dotted
-from gradlint.analysis.walk import visit
+from gradlint.analysis.walk import iter_nodes, visit
 from gradlint.checks import Checker
 from gradlint.diagnostic import Severity, Witness, headline
 
@@ -217,6 +217,32 @@ def _names_in(target: cst.CSTNode) -> list[str]:
     return []
 
 
+def _outputs_non_differentiable(forward: cst.FunctionDef) -> bool:
+    """Every value `forward` returns is a name it hands to `ctx.mark_non_differentiable`
+    (`ctx.mark_non_differentiable(dist, idx); return dist, idx`): no output requires grad,
+    so autograd never calls backward, whatever it returns."""
+    marked: set[str] = set()
+    returned: list[cst.BaseExpression | None] = []
+    for node in iter_nodes(forward.body):  # a nested def's return counts: unmarked
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "mark_non_differentiable"
+        ):
+            marked.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
+        elif isinstance(node, cst.Return):
+            returned.append(node.value)
+    if not returned or not marked:
+        return False
+    for value in returned:
+        items = value.elements if isinstance(value, cst.Tuple) else [value]
+        for item in items:
+            item = item.value if isinstance(item, cst.Element) else item
+            if not isinstance(item, cst.Name) or item.value not in marked:
+                return False
+    return True
+
+
 class FunctionContractChecker(Checker):
     """GL304: `torch.autograd.Function` subclasses that break autograd's calling contract."""
 
@@ -363,7 +389,7 @@ class FunctionContractChecker(Checker):
         ):
             return
         forward, has_setup = self._forward_of(info)
-        if forward is None:
+        if forward is None or _outputs_non_differentiable(forward):
             return
         params = forward.params
         if isinstance(params.star_arg, cst.Param) or params.kwonly_params or params.star_kwarg:

@@ -244,6 +244,8 @@ class Members:
                 self.facts.grad_reads.append(GradRead(expr, written, base))
             if attr in ("T", "mT", "H", "mH"):
                 return base.as_view()
+            if attr == "requires_grad" and base.grad.requires_grad is not None:
+                return Const(base.grad.requires_grad)  # decides `a if t.requires_grad else b`
             if attr == "data":
                 cut = cuts.cut("GL202", "`.data`", [base])
                 return replace(base.as_view(Grad.OFF), cut=cut)
