@@ -561,3 +561,51 @@ def test_plain_list_filled_after_or_never_handed_whole_is_flagged(container, aft
     source = PIXELCNN_BLOCKS.format(container=container, after=after)
     assert "GL502" in codes(source)
     assert isinstance(_run(textwrap.dedent(source)), AssertionError)
+
+
+# GraphSAINT graphsaint/pytorch_version/layers.py (issue 31, batch 11b): plain lists of
+# Parameters filled in a loop, then registered together by a ParameterList over their sum.
+GRAPHSAINT_PARAMETERS = """
+import torch
+import torch.nn as nn
+
+
+class AttentionAggregator(nn.Module):
+    def __init__(self, dim_in, dim_out, order=1, mulhead=1):
+        super(AttentionAggregator, self).__init__()
+        self._offset, self._scale = [], []
+        self._attention = []
+        for o in range(order + 1):
+            for i in range(mulhead):
+                self._offset.append(nn.Parameter(torch.zeros(dim_out // mulhead)))
+                self._scale.append(nn.Parameter(torch.ones(dim_out // mulhead)))
+                if o < order:
+                    self._attention.append(nn.Parameter(torch.ones(1, dim_out // mulhead * 2)))
+                    nn.init.xavier_uniform_(self._attention[-1])
+        self.lin = nn.Linear(dim_in, dim_out)
+        self.params = nn.ParameterList({registered})
+
+    def forward(self, x):
+        h = self.lin(x) * self._scale[0] + self._offset[0]
+        return h * self._attention[0][:, : h.shape[1]]
+
+
+m = AttentionAggregator(3, 4)
+registered = {{id(p) for p in m.parameters()}}
+lost = [p for p in m._offset + m._scale + m._attention if id(p) not in registered]
+assert not lost, "the plain lists hold parameters no container registers"
+"""
+
+
+def test_plain_lists_a_parameter_list_took_whole_by_their_sum_are_quiet():
+    source = GRAPHSAINT_PARAMETERS.format(
+        registered="self._offset + self._scale + self._attention + [self.lin.weight]"
+    )
+    assert "GL502" not in codes(source)
+    assert _run(textwrap.dedent(source)) is None
+
+
+def test_a_plain_list_left_out_of_the_sum_is_flagged():
+    source = GRAPHSAINT_PARAMETERS.format(registered="self._offset + self._scale")
+    assert [d.line for d in lint(source) if d.code == "GL502"] == [16]  # `_attention`
+    assert isinstance(_run(textwrap.dedent(source)), AssertionError)

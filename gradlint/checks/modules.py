@@ -296,9 +296,10 @@ def _module_attributes(events: list[ModuleAttributeSet]) -> frozenset[str]:
 def _taken_by_containers(events: list[ModuleAttributeSet]) -> frozenset[str]:
     """The attributes whose whole content a registering container took after they were
     last filled (`self.blocks = []`, appended to in a loop, then `self.main =
-    nn.ModuleList(self.blocks)` or `nn.Sequential(*self.blocks)`): the container
-    registers every item, whatever the dataflow kept of them, so the plain list is a
-    second reference to registered state."""
+    nn.ModuleList(self.blocks)`, `nn.Sequential(*self.blocks)`, or a concatenation of
+    such lists: `nn.ParameterList(self._offset + self._scale)`): the container registers
+    every item, whatever the dataflow kept of them, so the plain list is a second
+    reference to registered state."""
     taken: set[str] = set()
     for event in events:
         taken.discard(event.attr)  # filled again after the container took it
@@ -306,10 +307,17 @@ def _taken_by_containers(events: list[ModuleAttributeSet]) -> frozenset[str]:
         if isinstance(value, Obj) and value.kind in MODULE_CONTAINERS and value.constructor:
             given = value.constructor.args
             if len(given) == 1 and given[0].keyword is None:
-                argument = given[0].value
-                if isinstance(argument, cst.Attribute) and dotted(argument.value) == "self":
-                    taken.add(argument.attr.value)
+                for operand in _summed(given[0].value):
+                    if isinstance(operand, cst.Attribute) and dotted(operand.value) == "self":
+                        taken.add(operand.attr.value)
     return frozenset(taken)
+
+
+def _summed(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of a chain of `+` (`a + b + [c]`), or the expression itself."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        return [*_summed(expr.left), *_summed(expr.right)]
+    return [expr]
 
 
 _ENUMERATIONS = frozenset({"parameters", "named_parameters", "modules", "children"})
