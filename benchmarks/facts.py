@@ -56,24 +56,29 @@ KNOWN_AS = {
 
 
 class Static:
-    """The interpreter's statements, one file at a time (cached for the run)."""
+    """The interpreter's statements, one file at a time (cached for the run); `given`: by
+    file, the arguments every call of a function passed at run time (`given_arguments`),
+    which its run on its own starts with (None: every argument unknown, as the linter
+    reads a file whose callers are elsewhere)."""
 
-    def __init__(self) -> None:
+    def __init__(self, given: dict[str, dict] | None = None) -> None:
         self._files: dict[str, StatementFacts | str] = {}
+        self.given = given
 
     def of(self, path: str) -> StatementFacts | str:
         """The file's statement facts, or why there are none."""
         found = self._files.get(path)
         if found is None:
             try:
-                found = statement_facts(path)
+                given = self.given.get(path, {}) if self.given is not None else None
+                found = statement_facts(path, given=given)
             except Exception as error:  # the oracle reports what it could not analyse
                 found = f"interpreter failed on the file ({type(error).__name__})"
             self._files[path] = found
         return found
 
 
-def statement_facts(path: str, keep_trail: bool = False) -> StatementFacts:
+def statement_facts(path: str, keep_trail: bool = False, given=None) -> StatementFacts:
     """The interpreter's statements about a file read as the linter reads it: with the
     definitions it imports from its own project (gradlint/project.py)."""
     source = Path(path).read_text(encoding="utf-8")
@@ -81,7 +86,43 @@ def statement_facts(path: str, keep_trail: bool = False) -> StatementFacts:
     pieces = ()
     if link is not None:
         source, pieces = link.source.decode("utf-8"), link.pieces
-    return StatementFacts(source, package_of(Path(path)), keep_trail, pieces)
+    return StatementFacts(source, package_of(Path(path)), keep_trail, pieces, given)
+
+
+def given_arguments(records: list[dict]) -> dict[str, dict]:
+    """file -> (first line, function) -> argument -> the facts every call passed it
+    (kind, grad status, dtype class, contiguity, the grad mode the call started in, alike
+    in all; shape when the ranks agree, a size the calls disagree on None), from the
+    runtime's entry records."""
+    seen: dict[str, dict] = {}
+    for record in records:
+        if "entry" not in record:
+            continue
+        function = (record["line"], record["entry"])
+        calls = seen.setdefault(record["file"], {}).setdefault(function, {})
+        calls.setdefault(record["name"], []).append(record["facts"])
+    return {
+        path: {
+            function: {name: _joined(facts) for name, facts in arguments.items()}
+            for function, arguments in functions.items()
+        }
+        for path, functions in seen.items()
+    }
+
+
+def _joined(calls: list[dict]) -> dict:
+    first = calls[0]
+    joined = {
+        facet: first.get(facet)
+        for facet in ("kind", "grad", "dtype", "contiguous", "grad_mode")
+        if first.get(facet) is not None and all(call.get(facet) == first[facet] for call in calls)
+    }
+    shapes = [call.get("shape") for call in calls]
+    if all(shape is not None and len(shape) == len(shapes[0]) for shape in shapes):
+        joined["shape"] = [
+            sizes[0] if len(set(sizes)) == 1 else None for sizes in zip(*shapes, strict=True)
+        ]
+    return joined
 
 
 def package_of(path: Path) -> str | None:
@@ -259,6 +300,8 @@ def run_programs(programs: list[dict], python: Path, log) -> list[dict]:
 def account(records: list[dict], static: Static, tally: Tally) -> None:
     """Adds one child's observations (compared) and program summaries to `tally`."""
     for record in records:
+        if "entry" in record:
+            continue  # what a call passed, given to the function's run on its own
         if "summary" in record:
             tally.programs += 1
             tally.executions += record["summary"]["executions"]
@@ -587,11 +630,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="run only the first N of each")
     parser.add_argument("--only", metavar="TEXT", help="run only the programs whose id has TEXT")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="children run at a time")
+    parser.add_argument(
+        "--alone",
+        action="store_true",
+        help="run a function on its own with every argument unknown, as the linter reads "
+        "a file whose callers are in other files (default: with what its calls passed)",
+    )
     args = parser.parse_args(argv)
     if args.explain:
         explain(args.explain)
         return 0
-    static = Static()
     total = Tally()
     chosen = {}
     for name in args.corpus or list(CORPORA):
@@ -610,8 +658,9 @@ def main(argv: list[str] | None = None) -> int:
             pending[name] = [pool.submit(run_programs, c, python, sys.stderr) for c in chunks]
         for name, futures in pending.items():
             tally = Tally()
-            for future in futures:
-                account(future.result(), static, tally)
+            records = [record for future in futures for record in future.result()]
+            static = Static(None if args.alone else given_arguments(records))
+            account(records, static, tally)
             print_table(name, tally, show_stopped=name == "training")
             sys.stdout.flush()
             total.add(tally)

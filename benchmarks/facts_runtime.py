@@ -8,7 +8,9 @@ one of `{"script": path}` (run whole as `__main__`), `{"timm": name}`,
 `{"torchvision": name, "task": ...}`, `{"transformers": model_type}`. `watch`: the files
 or folders whose statements are recorded (a program's own files). Each output line is one
 observation: `{"program", "file", "line", "name", "count", "facts"}`, identical
-observations of one program counted once with their number of executions.
+observations of one program counted once with their number of executions. A line with
+`"entry": function` holds what a call passed one argument of the function defined at
+`line` (its first line, decorators included) as it started, counted alike.
 
 This file imports torch and runs the programs: only the benchmark uses it (never the
 linter, which reads code without running it).
@@ -242,6 +244,8 @@ class Recorder:
         generator = bool(frame.f_code.co_flags & _CO_GENERATOR)
         inner = frame.f_code.co_name.startswith("<") and frame.f_code.co_name != "<module>"
         filename = frame.f_code.co_filename
+        if not (generator or inner):  # a generator's frame starts anew at each resumption
+            self._record_entry(frame, filename, arguments)
 
         def trace(frame, event, arg):
             if event == "line":
@@ -285,9 +289,28 @@ class Recorder:
             key = (filename, line, name, json.dumps(facts, sort_keys=True))
             self.observations[key] = self.observations.get(key, 0) + 1
 
+    def _record_entry(self, frame, filename: str, arguments) -> None:
+        """What the call starting `frame` passed each argument, and its grad mode."""
+        code = frame.f_code
+        grad_mode = torch.is_grad_enabled()
+        for name in arguments:
+            value = frame.f_locals.get(name, _MISSING)
+            if value is _MISSING:
+                continue
+            try:
+                facts = value_facts(value)
+            except Exception:
+                continue
+            facts["grad_mode"] = grad_mode
+            key = (filename, code.co_firstlineno, name, json.dumps(facts, sort_keys=True))
+            key += (code.co_name,)
+            self.observations[key] = self.observations.get(key, 0) + 1
+
     def drain(self, program: str, out) -> int:
-        for (filename, line, name, facts), count in self.observations.items():
+        for (filename, line, name, facts, *entry), count in self.observations.items():
             record = {"program": program, "file": filename, "line": line, "name": name}
+            if entry:
+                record["entry"] = entry[0]
             record["count"] = count
             record["facts"] = json.loads(facts)
             out.write(json.dumps(record) + "\n")

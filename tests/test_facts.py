@@ -55,18 +55,23 @@ PROGRAM = textwrap.dedent(
 )
 
 
-def _observe(tmp_path: Path, source: str) -> list[dict]:
+def _records(tmp_path: Path, source: str) -> list[dict]:
     path = tmp_path / "program.py"
     path.write_text(source)
     program = facts._script(path)
     return [r for r in facts.run_programs([program], Path(sys.executable), None) if "file" in r]
 
 
-def _check(tmp_path: Path, source: str) -> facts.Tally:
+def _observe(tmp_path: Path, source: str) -> list[dict]:
+    return [r for r in _records(tmp_path, source) if "entry" not in r]
+
+
+def _check(tmp_path: Path, source: str, given: bool = False) -> facts.Tally:
+    """The comparison, with functions run on their own with every argument unknown (as
+    the linter reads a file: `--alone`) or `given` what their calls passed."""
     tally = facts.Tally()
-    static = facts.Static()
-    for observation in _observe(tmp_path, source):
-        facts.compare(observation, static, tally)
+    records = _records(tmp_path, source)
+    facts.account(records, facts.Static(facts.given_arguments(records) if given else None), tally)
     return tally
 
 
@@ -125,7 +130,9 @@ class Block(nn.Module):
         y = self.conv(x)
         z = F.relu(y)
         w = self.other(z)
-        return w
+        v = w + 1
+        p, q = self.other(v)
+        return p
 """
 
 
@@ -137,6 +144,54 @@ def test_a_cause_of_unknown_is_what_lost_the_fact_not_the_callable_holder():
     # knowing `width` would not tell what another library's function returns
     assert stated.query(10, "self.other").causes["kind"] == "call to helpers.make"
     assert stated.query(15, "w").causes["kind"] == "method .other() of a module of the file"
+    # a name the frame bound earlier: lost where it was bound
+    assert stated.query(16, "v").causes["kind"] == "method .other() of a module of the file"
+    assert stated.query(17, "q").causes["kind"] == "item of method .other() of a module of the file"
+
+
+GIVEN = """\
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 8)
+
+    def forward(self, x, mask=None):
+        h = self.fc(x)
+        if mask is not None:
+            h = h * mask
+        return h
+"""
+
+
+def test_a_function_run_on_its_own_starts_with_what_every_call_passed():
+    alone = StatementFacts(GIVEN)
+    assert alone.query(10, "h").facts.get("rank") is None
+    assert alone.query(12, "h") is not None  # `mask` taken as given
+    passed = {"kind": "tensor", "grad": "off", "contiguous": True, "shape": [2, None, 4]}
+    given = {(9, "forward"): {"x": passed, "mask": {"kind": "none"}}}
+    stated = StatementFacts(GIVEN, given=given)
+    h = stated.query(10, "h").facts
+    assert (h["kind"], h["grad"], h["dims"]) == ("tensor", "nonleaf", (2, None, 8))
+    assert stated.query(12, "h") is None  # no call passed a mask
+
+
+def test_the_arguments_given_are_what_every_call_passed_alike():
+    def entry(**facts):
+        return {"entry": "forward", "file": "m.py", "line": 9, "name": "x", "facts": facts}
+
+    records = [
+        entry(kind="tensor", grad="off", shape=[2, 3, 4], contiguous=True),
+        entry(kind="tensor", grad="leaf", shape=[2, 5, 4], contiguous=True),
+        {"program": "p", "file": "m.py", "line": 10, "name": "h", "facts": {"kind": "none"}},
+    ]
+    joined = facts.given_arguments(records)["m.py"][9, "forward"]["x"]
+    assert joined == {"kind": "tensor", "contiguous": True, "shape": [2, None, 4]}
+    records.append(entry(kind="tensor", grad="off", shape=[2, 3], contiguous=False))
+    joined = facts.given_arguments(records)["m.py"][9, "forward"]["x"]
+    assert joined == {"kind": "tensor"}
 
 
 def test_the_comparison_finds_no_contradiction_and_counts_what_is_known(tmp_path):
@@ -171,11 +226,9 @@ def test_a_stated_fact_the_execution_refutes_is_a_contradiction():
 )
 def test_corpus_programs_have_no_contradiction(path):
     tally = facts.Tally()
-    static = facts.Static()
     program = facts._script(ROOT / path)
-    for record in facts.run_programs([program], Path(sys.executable), None):
-        if "file" in record:
-            facts.compare(record, static, tally)
+    records = [r for r in facts.run_programs([program], Path(sys.executable), None) if "file" in r]
+    facts.account(records, facts.Static(facts.given_arguments(records)), tally)
     assert tally.observations > 0
     assert [str(c) for c in tally.contradictions] == []
 

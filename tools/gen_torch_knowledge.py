@@ -1237,6 +1237,31 @@ def derive_nn_non_modules() -> list[str]:
     )
 
 
+def derive_tuple_overloads(ops: dict[str, Any]) -> dict[str, list[list[int]]]:
+    """Torch functions the op database has no facts for whose overloads include one
+    returning several tensors or a list (`torch.where(condition)`, the one-argument form of
+    `torch.where(condition, x, y)`): name -> [required, total] positional arguments of each
+    such overload, from torch's operator schemas (a call taking that many is no tensor)."""
+    known = set(ops["ops"]) | set(ops["aliases"])
+    found = {}
+    for name in dir(torch):
+        if name.startswith("_") or f"torch.{name}" in known:
+            continue
+        function = getattr(torch, name)
+        if isinstance(function, type) or not callable(function):
+            continue
+        counts = set()
+        for schema in torch._C._jit_get_schemas_for_operator(f"aten::{name}"):
+            returns = schema.returns
+            if len(returns) > 1 or (returns and isinstance(returns[0].type, torch._C.ListType)):
+                positional = [a for a in schema.arguments if not a.kwarg_only]
+                required = [a for a in positional if not a.has_default_value()]
+                counts.add((len(required), len(positional)))
+        if counts:
+            found[f"torch.{name}"] = [list(c) for c in sorted(counts)]
+    return dict(sorted(found.items()))
+
+
 BACKWARD_ENTRIES = ("torch.Tensor.backward", "torch.autograd.backward", "torch.autograd.grad")
 
 
@@ -1266,6 +1291,7 @@ def generate() -> dict[str, Any]:
         "windows": derive_windows(layers),
         "nn_non_modules": derive_nn_non_modules(),
         "backward_keywords": derive_backward_keywords(),
+        "tuple_overloads": derive_tuple_overloads(ops),
     }
 
 

@@ -291,6 +291,13 @@ def backward_keywords(entry: str) -> frozenset[str] | None:
     return frozenset(found) if found is not None else None
 
 
+def returns_tuple_with(qualname: str, given: int) -> bool:
+    """Whether a torch function without op facts has an overload taking `given`
+    positional arguments that returns several tensors or a list (`torch.where(cond)`)."""
+    overloads = _data().get("tuple_overloads", {}).get(qualname, ())
+    return any(required <= given <= total for required, total in overloads)
+
+
 def version() -> str:
     """The torch version the data came from."""
     return _data()["torch_version"]

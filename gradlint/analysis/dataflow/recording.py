@@ -34,9 +34,10 @@ from gradlint.analysis.dataflow.values import (
     Seq,
     Size,
     Tensor,
+    new_storage,
 )
 from gradlint.analysis.names import ImportTable, dotted
-from gradlint.analysis.shapes.model import Sym
+from gradlint.analysis.shapes.model import Shape, Sym, fresh
 from gradlint.analysis.walk import iter_nodes
 
 UNKNOWN = None  # a fact not stated
@@ -185,6 +186,33 @@ SATISFIES = {
 }
 
 
+_GRADS = {"off": Grad.OFF, "leaf": Grad.LEAF, "nonleaf": Grad.ON}
+
+
+def given_value(facts: dict):
+    """The abstract value of an argument whose runtime facts (joined over every call) are
+    `facts`: a tensor with the grad status, dtype class, shape (a size the calls disagree
+    on a symbol) and contiguity they state, or None; else None (not modelled)."""
+    if facts.get("kind") == "none":
+        return Const(None)
+    if facts.get("kind") not in ("tensor", "parameter"):
+        return None
+    dims = facts.get("shape")
+    shape = None
+    if dims is not None:
+        sizes = tuple(fresh() if size is None else size for size in dims)
+        shape = Shape.contiguous(sizes) if facts.get("contiguous") else Shape(sizes)
+    return Tensor(
+        new_storage(),
+        _GRADS.get(facts.get("grad"), Grad.UNKNOWN),
+        is_tensor=True,
+        contiguous=bool(facts.get("contiguous")),
+        described="parameter" if facts["kind"] == "parameter" else "argument",
+        dtype=facts.get("dtype") if facts.get("dtype") in ("int", "bool", "float") else None,
+        shape=shape,
+    )
+
+
 # -- why a fact is unknown -------------------------------------------------------------
 
 
@@ -192,10 +220,12 @@ class _Causes:
     """Finds, in one evaluated statement, the innermost expression that lost a fact
     although what it was computed from still had it."""
 
-    def __init__(self, interpreter, start: int, standalone: bool) -> None:
+    def __init__(self, interpreter, start: int, standalone: bool, lost: dict) -> None:
+        """`lost`: name -> facet -> why the frame's last statement binding it lost it."""
         self.interpreter = interpreter
         self.start = start
         self.standalone = standalone
+        self.lost = lost
 
     def value(self, node: cst.CSTNode):
         found = self.interpreter.values.get(node)
@@ -240,6 +270,9 @@ class _Causes:
         if isinstance(expr, cst.Name):
             if imports.resolve(expr) is not None:
                 return "name imported from another module"
+            earlier = self.lost.get(expr.value, {}).get(facet)
+            if earlier is not None:  # lost where a statement of the frame bound it
+                return earlier
             if expr.value in state.env:
                 return "argument of a function run on its own" if self.standalone else "name"
             return "name not bound in this run"
@@ -381,9 +414,14 @@ class StatementFacts:
         package: str | None = None,
         keep_trail: bool = False,
         pieces: tuple[str, ...] = (),
+        given: dict[tuple[int, str], dict[str, dict]] | None = None,
     ):
         """`pieces`: the project's definitions the file is linted with (project.linked),
-        put before its statements as the linter does; lines stay the file's own."""
+        put before its statements as the linter does; lines stay the file's own. `given`:
+        (first line, name) of a function -> its arguments' facts as every call passed
+        them (the runtime's); a run of the function on its own starts with them, as a run
+        inlined at a call starts with what the call passes (`argument`)."""
+        self.given = given or {}
         module = cst.parse_module(source)
         statements = [s for piece in pieces for s in cst.parse_module(piece).body]
         self._header = len(module.header)
@@ -401,6 +439,7 @@ class StatementFacts:
         self.trail: dict[tuple[int, str], list[str]] = {}
         self.keep_trail = keep_trail
         self._dependents: dict[tuple[cst.FunctionDef, frozenset[str]], Dependence] = {}
+        self._lost: dict[int, tuple[object, dict[str, dict[str, str]]]] = {}
         imports = ImportTable.from_module(module, package)
         index = ModuleIndex(module, imports)
         scope = Scope(imports, index, ())
@@ -446,6 +485,24 @@ class StatementFacts:
             found = self._dependents[key] = Dependence(function, roots)
         return found
 
+    def argument(self, function: cst.FunctionDef, name: str):
+        """The value argument `name` of `function` starts with in a run on its own: what
+        every call passed it as far as `given` states it (None: not stated)."""
+        facts = self._given(function).get(name)
+        return given_value(facts) if facts is not None else None
+
+    def starting_grad_mode(self, function: cst.FunctionDef, declared: bool | None) -> bool | None:
+        """The grad mode a run of `function` on its own starts in: the one every call
+        started in, when `given` states it, else `declared`."""
+        modes = {facts.get("grad_mode") for facts in self._given(function).values()}
+        return modes.pop() if len(modes) == 1 and None not in modes else declared
+
+    def _given(self, function: cst.FunctionDef) -> dict[str, dict]:
+        if not self.given:
+            return {}
+        first = function.decorators[0] if function.decorators else function
+        return self.given.get((self.line_of(first), function.name.value), {})
+
     def line_of(self, node: cst.CSTNode) -> int | None:
         """The line of the file's own text `node` starts on (None: a project definition)."""
         position = self._positions.get(node)
@@ -482,12 +539,18 @@ class StatementFacts:
         self.grad_modes.setdefault(line, Stated()).join(
             {"grad_mode": mode}, {"grad_mode": mode_cause} if mode is None else {}
         )
-        causes = _Causes(interpreter, start, standalone)
+        lost = self._lost_in(frame)
+        causes = _Causes(interpreter, start, standalone, lost)
         assigned = isinstance(statement, cst.Assign | cst.AnnAssign)
         for name, expr in bound_names(statement):
             value = _value_of(name, state, interpreter)
             facts = describe(value)
-            unknown = _unknown(facts, functools.partial(causes.of, expr, state=state))
+            if expr is None and isinstance(statement, cst.Assign):  # `a, b = f(x)`
+                whole = functools.partial(causes.of, statement.value, state=state)
+                unknown = _unknown(facts, lambda facet, whole=whole: "item of " + whole(facet))
+            else:
+                unknown = _unknown(facts, functools.partial(causes.of, expr, state=state))
+            lost[name] = unknown
             computed = assigned and expr is not None and _computed_anew(expr, causes)
             self._note(
                 line,
@@ -501,6 +564,13 @@ class StatementFacts:
                 state.grad,
                 computed=computed,
             )
+
+    def _lost_in(self, frame) -> dict[str, dict[str, str]]:
+        """The causes of unknown of the names the statements of `frame` bound, by name."""
+        found = self._lost.get(id(frame))
+        if found is None or found[0] is not frame:
+            found = self._lost[id(frame)] = (frame, {})
+        return found[1]
 
     def _note(  # noqa: PLR0913
         self,
@@ -546,11 +616,13 @@ class StatementFacts:
         if line is None:
             return
         standalone = interpreter.module_body_done  # a run of a function on its own
-        causes = _Causes(interpreter, start, standalone)
+        lost = self._lost_in(frame)
+        causes = _Causes(interpreter, start, standalone, lost)
         for name, _ in _targets(loop.target, None):
             value = _value_of(name, state, interpreter)
             facts = describe(value)
             unknown = _unknown(facts, lambda f: "loop item of " + causes.of(loop.iter, f, state))
+            lost[name] = unknown
             self._note(line, loop, name, value, facts, unknown, frame, interpreter, state.grad)
 
 

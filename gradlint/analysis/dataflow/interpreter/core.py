@@ -379,6 +379,8 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
     def _standalone(self, node: cst.FunctionDef, owner: ClassInfo | None) -> None:
         role = self._role(node, owner)
         grad = self._declared_grad(node, owner)
+        if self.recorder is not None:  # the fact oracle: the mode the calls at run time ran in
+            grad = self.recorder.starting_grad_mode(node, grad)
         dirty = self.dirty.get(node, frozenset())
         forward = node if role == "module_forward" else None
         body = Body(node, role, node in self.differentiated, node, dirty, forward)
@@ -400,6 +402,11 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
             if annotated is not None:
                 fact = env[param.name.value] or Tensor(new_storage(), is_tensor=True)
                 env[param.name.value] = replace(fact, shape=annotated)
+        if self.recorder is not None:  # the fact oracle: what the calls at run time passed
+            for param in [*params, *node.params.kwonly_params]:
+                given = self.recorder.argument(node, param.name.value)
+                if given is not None:
+                    env[param.name.value] = given
         self._bind_defaults(node, env, params)
         if takes_self and fresh and owner not in self.class_objects:
             # the class's own `__init__` on its own builds the instance its other methods

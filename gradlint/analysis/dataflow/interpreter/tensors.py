@@ -761,9 +761,11 @@ class TorchSemantics:
             return None
         if facts is None and not qualified.startswith(("torch.nn.functional.", "torch.")):
             return None
+        given = [v for name, v in keywords.items() if name != "out"]
+        if facts is None and knowledge.returns_tuple_with(qualified, len(positional) + len(given)):
+            return None  # `torch.where(condition)`: a tuple of index tensors
         if qualified.startswith("torch.utils.data."):
             return None  # datasets, loaders, samplers, random_split: Python objects
-        given = [v for name, v in keywords.items() if name != "out"]
         if any(isinstance(v, Tensor) for v in given):
             # tensors given by name (`F.cross_entropy(input=x, target=y)`, `weight=w`): the
             # positions torch's facts speak of are not known, so no saved input is marked;
