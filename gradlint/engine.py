@@ -686,7 +686,12 @@ def lint_in_thread(
         statements, added, foreign = _linked_statements(pieces)
         module = module.with_changes(body=(*statements, *module.body))
     file = FileContext(
-        path, module, config, foreign, partial(callers.called_without_grad, path, source)
+        path,
+        module,
+        config,
+        foreign,
+        partial(callers.called_without_grad, path, source),
+        (header, added),
     )
     checkers = [
         checker(file)

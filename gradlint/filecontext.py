@@ -30,6 +30,7 @@ class FileContext:
         config: Config,
         foreign: frozenset[cst.FunctionDef] = frozenset(),
         called_without_grad: Callable[[str | None, str], bool] | None = None,
+        linked_lines: tuple[int, int] = (0, 0),
     ) -> None:
         self.path = path
         self.module = module
@@ -40,6 +41,9 @@ class FileContext:
         # whether every use of a function of the file in its project is a call without
         # grad (callers.py), by owner class and name; None: not asked (no project)
         self.called_without_grad = called_without_grad
+        # (header, added): the `added` lines of those functions follow the module's
+        # `header` lines in `module`; the engine numbers findings as in the file
+        self.linked_lines = linked_lines
         self.imports = ImportTable.from_module(module, package_of(path))
         self.index = ModuleIndex(module, self.imports)
         self.scope = Scope(self.imports, self.index, config.no_grad_contexts)
@@ -77,6 +81,13 @@ class FileContext:
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         return self._positions[node]
+
+    def line(self, node: cst.CSTNode) -> int:
+        """The line `node` starts on, numbered as in the file (what a message names):
+        below the linked definitions, its line in `module` less the lines they take."""
+        line = self.position(node).start.line
+        header, added = self.linked_lines
+        return line - added if line > header + added else line
 
     def code_for(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -30,6 +30,9 @@ SUFFIX = ".ipynb"
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _MAGIC = re.compile(r"^(?P<indent>\s*)(?:(?P<target>[\w.,\s\[\]]+?)\s*=\s*)?(?:[%!]|\?)")
 _HELP = re.compile(r"^\s*[\w.]+(?:\(\))?\?{1,2}\s*$")
+# a line a message names ("on line 31"); one already named in its cell ("cell 3 line 12",
+# the probe's) is left as it is
+_NAMED_LINE = re.compile(r"(cell \d+ )?\bline (\d+)\b")
 _FUTURE = re.compile(r"^from\s+__future__\s+import\s+[\w\s,]+(?:#.*)?$")
 
 
@@ -58,10 +61,32 @@ class Notebook:
             end_column = d.end_column
             if end_cell != cell:  # a span cannot leave its cell: end it on its first line
                 end_line, end_column = line, len(self._line(cell, line)) + 1
+            message, detail = self._named_lines(d.message, cell), self._named_lines(d.detail, cell)
             out.append(
-                replace(d, cell=cell, line=line, end_line=end_line, end_column=end_column, fix=None)
+                replace(
+                    d,
+                    cell=cell,
+                    line=line,
+                    end_line=end_line,
+                    end_column=end_column,
+                    fix=None,
+                    message=message,
+                    detail=detail,
+                )
             )
         return out
+
+    def _named_lines(self, text: str, cell: int) -> str:
+        """`text` with each script line it names (`the backward on line 31`) named in
+        its cell: `line 15`, or `line 15 of cell 2` when another cell holds it."""
+
+        def in_cell(match: re.Match) -> str:
+            if match.group(1):
+                return match.group(0)
+            where, line = self._where(int(match.group(2)))
+            return f"line {line}" if where == cell else f"line {line} of cell {where}"
+
+        return _NAMED_LINE.sub(in_cell, text) if text else text
 
     def _where(self, script_line: int) -> tuple[int, int]:
         if not self.lines:

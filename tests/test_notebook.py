@@ -268,3 +268,22 @@ def test_add_noqa_writes_into_the_cells_source_and_the_project_then_passes(exp, 
     assert exp.read_text() == before.replace("p += 1\\n", "p += 1  # noqa: GL101\\n")
     two = read_notebook((exp.parent / "two.ipynb").read_text()).cells[2].splitlines()
     assert two[3] == ")  # noqa: GL101, GL999"
+
+
+def test_a_line_a_message_names_is_named_in_its_cell(tmp_path, monkeypatch, capsys):
+    """pg-is-all-you-need's shape: the networks in one cell, the update in the next; the
+    message names the backward's line, which counts within its cell, as findings do."""
+    monkeypatch.chdir(tmp_path)
+    update = (
+        "opt = torch.optim.Adam(layer.parameters())\n"
+        "out = layer(torch.randn(2, 3))\n"
+        "opt.step()\n"
+        "out.sum().backward()\n"
+    )
+    (tmp_path / "nb.ipynb").write_text(notebook(SETUP, update, "out.sum().backward()\n"))
+    code, out, _ = run(capsys, "nb.ipynb", "--format", "full")
+    assert code == 1
+    assert "nb.ipynb:cell 2:3:" in out and "backward on line 4 " in out
+    assert "line 8" not in out  # the joined script's numbering
+    lines = read_notebook(notebook(SETUP, update, "x = 1\n"))
+    assert lines._named_lines("see line 5 and line 9", 2) == "see line 1 and line 1 of cell 3"

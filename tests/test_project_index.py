@@ -187,3 +187,54 @@ def test_cache_key_follows_the_imported_files(tmp_path):
     before = cache.key(str(train), train.read_bytes())
     (tmp_path / "model.py").write_text(textwrap.dedent(MODEL).replace("ones", "zeros"))
     assert cache.key(str(train), train.read_bytes()) != before
+
+
+# quantumiracle/Popular-RL-Algorithms ddpg.py (issue 31, batch 13): the networks come from
+# the project's own modules; the message named the backward's line in the linked text
+# (347), not in the file (196).
+NETWORKS = """\
+    import torch
+    import torch.nn as nn
+
+
+    class QNetwork(nn.Module):
+        def __init__(self, state_dim, action_dim, hidden_dim):
+            super().__init__()
+            self.linear1 = nn.Linear(state_dim + action_dim, hidden_dim)
+            self.linear2 = nn.Linear(hidden_dim, hidden_dim)
+            self.linear3 = nn.Linear(hidden_dim, 1)
+
+        def forward(self, state, action):
+            x = torch.cat([state, action], 1)
+            x = torch.relu(self.linear1(x))
+            x = torch.relu(self.linear2(x))
+            return self.linear3(x)
+"""
+
+DDPG = """\
+    import torch
+    import torch.optim as optim
+    from value_networks import QNetwork
+
+    qnet = QNetwork(3, 1, 8)
+    policy = torch.nn.Linear(3, 1)
+    q_optimizer = optim.Adam(qnet.parameters(), lr=1e-3)
+    state, action, target_q = torch.randn(4, 3), torch.randn(4, 1), torch.randn(4, 1)
+    predict_q = qnet(state, action)
+    predict_new_q = qnet(state, policy(state))
+    q_loss = ((predict_q - target_q) ** 2).mean()
+    q_optimizer.zero_grad()
+    q_loss.backward()
+    q_optimizer.step()
+    policy_loss = -torch.mean(predict_new_q)
+    policy_loss.backward()
+"""
+
+
+def test_a_line_a_message_names_is_the_files_own(tmp_path):
+    _write(tmp_path, {"value_networks.py": NETWORKS, "ddpg.py": DDPG})
+    path = tmp_path / "ddpg.py"
+    found = lint_source(str(path), path.read_bytes()).diagnostics
+    backward = textwrap.dedent(DDPG).splitlines().index("policy_loss.backward()") + 1
+    assert {(d.code, d.line) for d in found} == {("GL103", 14), ("GL504", 14)}
+    assert all(f"line {backward}" in d.message + d.detail for d in found), found

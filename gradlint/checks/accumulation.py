@@ -74,7 +74,7 @@ class AccumulationChecker(Checker):
                     self._report_left_out(backward, made)
 
     def _report_left_out(self, backward: TrainingEvent, made: cst.CSTNode) -> None:
-        line = self.file.position(made).start.line
+        line = self.file.line(made)
         self.report(
             backward.node,
             "GL506",
@@ -98,8 +98,8 @@ class AccumulationChecker(Checker):
         self, zero: TrainingEvent, loop: cst.CSTNode, step: TrainingEvent, how: str
     ) -> None:
         name, _ = _optimizer_of(step)
-        line = self.file.position(step.node).start.line
-        loop_line = self.file.position(loop).start.line
+        line = self.file.line(step.node)
+        loop_line = self.file.line(loop)
         if how == _SAME_ITERATIONS:
             self._report_same_iteration(zero, step, f"`{name}.step()`", line, loop_line)
             return

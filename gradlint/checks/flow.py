@@ -301,7 +301,7 @@ class BackwardTwiceChecker(Checker):
             if first.by is call.node:
                 where = "on the previous iteration"
             else:
-                where = f"on line {self.file.position(first.by).start.line}"
+                where = f"on line {self.file.line(first.by)}"
             self.report(
                 call.node,
                 "GL305",
@@ -333,7 +333,7 @@ class StepUnderLiveGraphChecker(Checker):
                 if step.node in reported:
                     continue
                 reported.add(step.node)
-                line = self.file.position(call.node).start.line
+                line = self.file.line(call.node)
                 if step.no_grad:
                     what = "In-place edit of {step} under no_grad, which {op} saved for backward"
                     why = "Its version counter moves all the same under no_grad. "

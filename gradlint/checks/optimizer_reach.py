@@ -141,7 +141,7 @@ class OptimizerReachChecker(Checker):
         return [e for e in self.file.dataflow.training if e.kind == "optimizer"]
 
     def _report_dropped(self, call: cst.CSTNode, statement: cst.CSTNode, name: str) -> None:
-        line = self.file.position(statement).start.line
+        line = self.file.line(statement)
         self.report(
             call,
             "GL507",
@@ -347,7 +347,7 @@ class OptimizerReachChecker(Checker):
         )
 
     def _report_left_out(self, built: TrainingEvent, assigned) -> None:
-        line = self.file.position(assigned.node).start.line
+        line = self.file.line(assigned.node)
         self.report(
             built.node,
             "GL507",
@@ -368,7 +368,7 @@ class OptimizerReachChecker(Checker):
         )
 
     def _report_replaced(self, built: TrainingEvent, assigned) -> None:
-        line = self.file.position(assigned.node).start.line
+        line = self.file.line(assigned.node)
         self.report(
             built.node,
             "GL507",

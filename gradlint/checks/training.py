@@ -412,7 +412,7 @@ class _Run:
     def report_stale(self, step: _Step, backward: TrainingEvent, module: str) -> None:
         if not self.checker.once(step.node, "GL504"):
             return
-        line = self.checker.file.position(backward.node).start.line
+        line = self.checker.file.line(backward.node)
         self.checker.report(
             step.node,
             "GL504",
@@ -482,7 +482,7 @@ class _Run:
     def report_wiped(self, step: _Step, backward: TrainingEvent) -> None:
         if not self.checker.once(step.node, "GL504"):
             return
-        line = self.checker.file.position(backward.node).start.line
+        line = self.checker.file.line(backward.node)
         name = step.optimizer
         self.checker.report(
             step.node,
@@ -546,7 +546,7 @@ class _Run:
         if not self.checker.once(zero.node, "GL504"):
             return
         file = self.checker.file
-        line = file.position(backward.node).start.line
+        line = file.line(backward.node)
         self.checker.report(
             zero.node,
             "GL504",
