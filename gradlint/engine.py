@@ -7,6 +7,7 @@ import dataclasses
 import gc
 import os
 import re
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -48,7 +49,20 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-speedups.install(node_classes())  # before any node is built or hashed
+
+def _analysis_classes() -> list[type]:
+    """The classes defined by gradlint's analysis modules loaded by now (its values,
+    events and shapes: speedups' record constructors)."""
+    return [
+        value
+        for name, module in list(sys.modules.items())
+        if name.startswith("gradlint.analysis.")
+        for value in vars(module).values()
+        if isinstance(value, type) and value.__module__ == name
+    ]
+
+
+speedups.install(node_classes(), _analysis_classes())  # before any node is built or hashed
 
 # The prefilter (README, "Which files are linted"): a file with no import statement
 # naming torch (or torchvision, ...) cannot reach any torch API (every rule needs a name

@@ -29,6 +29,10 @@ active only on the CPython and libcst releases they were verified on.
   function returning `id(self)` (nodes are equal only by identity). The node classes get
   `type`'s own checks (a `register` gives a class ABCMeta's back first) and `object`'s
   hash: the same answers from C.
+- Record constructors: the dataflow's values and events are frozen dataclasses, whose
+  `__init__` stores each field through `object.__setattr__` (a Tensor, 23 fields: 15 µs,
+  a few thousand per file). Each gets an `__init__` with the same signature and defaults
+  that stores the instance's `__dict__` whole, in field order (5 µs).
 
 What they buy is measured by `benchmarks/bench.py` (ratios to libcst's parse, start-up
 included) and `benchmarks/speedups_bench.py` (pre-commit, CI, editor): docs/performance.md.
@@ -289,6 +293,56 @@ def _install_constructors(classes: list[type]) -> None:
         cls.__init__ = function
 
 
+def _record_constructor_source(cls: type) -> tuple[str, dict] | None:
+    """The source of an `__init__` equivalent to the one `dataclasses` wrote for the frozen
+    dataclass `cls` that stores its `__dict__` whole, and the names it reads; None for a
+    class with slots, a `__post_init__`, or a field this generator does not model."""
+    import dataclasses
+
+    init = cls.__dict__.get("__init__")
+    if getattr(getattr(init, "__code__", None), "co_filename", None) != "<string>":
+        return None  # inherited, or written by hand
+    if "__slots__" in cls.__dict__ or hasattr(cls, "__post_init__"):
+        return None
+    namespace: dict = {"_FACTORY": _FACTORY, "_set": object.__setattr__}
+    params, defaults, items = [], [], []
+    for position, field in enumerate(dataclasses.fields(cls)):
+        name = field.name
+        if not field.init or field.kw_only or name.startswith("_"):  # (the function's names)
+            return None
+        if field.default is not dataclasses.MISSING:
+            namespace[f"_default{position}"] = field.default
+            params.append(f"{name}=_default{position}")
+        elif field.default_factory is not dataclasses.MISSING:
+            namespace[f"_factory{position}"] = field.default_factory
+            params.append(f"{name}=_FACTORY")
+            defaults.append(f"    if {name} is _FACTORY: {name} = _factory{position}()")
+        else:
+            params.append(name)
+        items.append(f"{name!r}: {name}")
+    code = init.__code__
+    if code.co_varnames[1 : code.co_argcount] != tuple(p.split("=")[0] for p in params):
+        return None  # InitVar or other parameters that are not fields
+    body = [*defaults, f"    _set(self, '__dict__', {{{', '.join(items)}}})"]
+    return f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body) + "\n", namespace
+
+
+def _install_record_constructors(classes: list[type]) -> None:
+    """Give each frozen dataclass among `classes` its cheaper `__init__`."""
+    for cls in classes:
+        params = getattr(cls, "__dataclass_params__", None)
+        if params is None or not params.frozen:
+            continue
+        found = _record_constructor_source(cls)
+        if found is None:
+            continue
+        source, namespace = found
+        exec(compiled(source, f"<gradlint.speedups {cls.__qualname__}>"), namespace)
+        function = namespace["__init__"]
+        function.__qualname__ = f"{cls.__qualname__}.__init__"
+        cls.__init__ = function
+
+
 # -- checks from C -----------------------------------------------------------------------
 
 
@@ -339,11 +393,13 @@ def before_imports() -> None:
         open_code_cache()
 
 
-def install(classes: list[type]) -> None:
+def install(classes: list[type], records: list[type]) -> None:
     """Once the engine is loaded (`classes`: libcst's node classes, before any node is
-    built or hashed): checks and constructors installed, the dataclass code cache closed."""
+    built or hashed; `records`: the analysis's classes, its frozen dataclasses among
+    them): checks and constructors installed, the dataclass code cache closed."""
     if enabled():
         _plain_type_checks(classes)
         _identity_hashes(classes)
         _install_constructors(classes)
+        _install_record_constructors(records)
     close_code_cache()
