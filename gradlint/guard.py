@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import queue
 import sys
 import threading
 from collections.abc import Callable
@@ -67,40 +68,74 @@ def declared_encoding(source: bytes) -> str | None:
 _deep_lock = threading.Lock()
 
 
+class _DeepThread:
+    """The thread with a large stack that runs deep_call's functions, one at a time, for
+    the life of the process that started it: a thread started per call cost each file a
+    fresh stack, Python frame chunks and malloc arena, faulted in page by page (a fifth
+    of the system time of a run); the pages the deepest file touched stay committed.
+    Threads do not survive a fork: a forked child starts its own."""
+
+    def __init__(self) -> None:
+        self.process = os.getpid()
+        self.requests: queue.SimpleQueue = queue.SimpleQueue()
+        self.answers: queue.SimpleQueue = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._serve, name="gradlint-deep", daemon=True)
+
+    def _serve(self) -> None:
+        while True:
+            self.answers.put(_outcome(self.requests.get()))
+
+    def run(self, function: Callable[[], T]) -> tuple[bool, T | BaseException]:
+        self.requests.put(function)
+        try:
+            return self.answers.get()
+        except BaseException:  # interrupted while waiting: its answer is nobody's
+            _deep_thread.clear()
+            raise
+
+
+_deep_thread: list[_DeepThread] = []  # this process's, once started
+
+
+def _started_deep_thread() -> _DeepThread | None:
+    """This process's deep thread, started on first use; None when no thread with that
+    stack can be started (a low `ulimit -v`)."""
+    if _deep_thread and _deep_thread[0].process == os.getpid():
+        return _deep_thread[0]
+    try:
+        old_size = threading.stack_size(STACK_SIZE)
+    except (ValueError, RuntimeError):  # a platform without settable stacks
+        old_size = None
+    try:
+        deep = _DeepThread()
+        deep.thread.start()
+    except RuntimeError:  # no room for the stack
+        return None
+    finally:
+        if old_size is not None:
+            threading.stack_size(old_size)
+    _deep_thread[:] = [deep]
+    return deep
+
+
+def _outcome(function: Callable[[], T]) -> tuple[bool, T | BaseException]:
+    try:
+        return True, function()
+    except BaseException as error:  # re-raised in the calling thread
+        return False, error
+
+
 def deep_call(function: Callable[[], T]) -> T:
     """`function()` on a thread with a large stack and a high recursion limit; its result,
     or its exception re-raised here."""
-    outcome: list = []
-
-    def target() -> None:
-        try:
-            outcome.append((True, function()))
-        except BaseException as error:  # re-raised in the calling thread
-            outcome.append((False, error))
-
     with _deep_lock:  # stack size and recursion limit are process-wide settings
         old_limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
         try:
-            old_size = threading.stack_size(STACK_SIZE)
-        except (ValueError, RuntimeError):  # a platform without settable stacks
-            old_size = None
-        try:
-            thread = threading.Thread(target=target, name="gradlint-deep", daemon=True)
-            thread.start()
-        except RuntimeError:  # no room for the stack (a low `ulimit -v`): run it here
-            thread = None
-        finally:
-            if old_size is not None:
-                threading.stack_size(old_size)
-        try:
-            if thread is None:
-                target()
-            else:
-                thread.join()
+            deep = _started_deep_thread()
+            ok, value = _outcome(function) if deep is None else deep.run(function)
         finally:
             sys.setrecursionlimit(old_limit)
-    ok, value = outcome[0]
     if not ok:
         raise value
     return value
