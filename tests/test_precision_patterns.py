@@ -3121,3 +3121,52 @@ def test_noise_drawn_into_a_view_of_data_is_flagged(tmp_path):
     source = BAYES_BY_BACKPROP.format(noise="self.W_mu.data.view(self.n_in, self.n_out)")
     assert [code for _, code in _findings(source)] == ["GL102"]
     assert _run(tmp_path, source + "assert changed\n") is None
+
+
+# 23. a detached term whose parameters another backward trains -------------------------
+# MrSyee/pg-is-all-you-need 05.SAC.ipynb (issue 31, batch 13): the actor's advantage
+# subtracts the value network's prediction detached; the value network is trained by its
+# own loss, backpropagated in the same update.
+
+SAC_UPDATE = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+actor = nn.Linear(4, 1)
+vf = nn.Linear(4, 1)
+qf_1 = nn.Linear(5, 1)
+actor_optimizer = torch.optim.Adam(actor.parameters(), lr=3e-4)
+vf_optimizer = torch.optim.Adam(vf.parameters(), lr=3e-4)
+
+state = torch.randn(8, 4)
+new_action = torch.tanh(actor(state))
+log_prob = -new_action.pow(2).sum(-1, keepdim=True)
+v_pred = vf(state)
+q_pred = qf_1(torch.cat([state, new_action], 1))
+v_target = q_pred - 0.2 * log_prob
+vf_loss = F.mse_loss(v_pred, v_target.detach())
+
+advantage = q_pred - v_pred.detach()
+actor_loss = (0.2 * log_prob - advantage).mean()
+actor_optimizer.zero_grad()
+actor_loss.backward()
+actor_optimizer.step()
+
+vf_optimizer.zero_grad()
+{train_v}
+vf_optimizer.step()
+trained = vf.weight.grad is not None
+"""
+
+
+def test_detached_baseline_of_a_value_network_trained_by_its_own_loss_is_quiet(tmp_path):
+    source = SAC_UPDATE.format(train_v="vf_loss.backward()")
+    assert [code for _, code in _findings(source)] == []
+    assert _run(tmp_path, source + "assert trained\n") is None
+
+
+def test_detached_term_whose_parameters_nothing_trains_is_flagged(tmp_path):
+    source = SAC_UPDATE.format(train_v="pass")
+    assert [code for _, code in _findings(source)] == ["GL202"]
+    assert _run(tmp_path, source + "assert not trained\n") is None

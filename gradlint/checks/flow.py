@@ -68,6 +68,24 @@ _ADVICE = {
 }
 
 
+def _covered(facts) -> set[int]:
+    """The storages (parameters, saved tensors) some backward of an uncut loss reaches."""
+    covered: set[int] = set()
+    for call in facts.backward_calls:
+        if call.value is not None and call.value.cut is None:
+            for node in graphs.reachable([call.value.graph]):
+                covered |= node.params | node.saved
+    return covered
+
+
+def _trained_elsewhere(cut: Cut, covered: set[int]) -> bool:
+    """Every parameter behind a detached term of a loss gets its gradient from another
+    backward (`advantage = q - v.detach()` in the actor's loss, the value network trained
+    by its own `F.mse_loss(v, target).backward()`): the detach starves nothing."""
+    behind = set().union(*(node.params for node in graphs.reachable([cut.graph])))
+    return bool(behind) and behind <= covered
+
+
 class FlowChecker(Checker):
     """GL201 / GL202 / GL203: the only path from the parameters to a backpropagated loss
     or a module's output is cut, decided from the cuts the dataflow records (cuts.py):
@@ -89,15 +107,16 @@ class FlowChecker(Checker):
 
     def leave_Module(self, node: cst.Module) -> None:
         facts = self.file.dataflow
+        covered = _covered(facts)
         for call in facts.backward_calls:
             value = call.value
             if value is None or (value.no_grad_made and self._switched_off(value.cut)):
                 continue  # grad mode switched off elsewhere: GL202 at the backward only
             if value.cut is not None:
                 self.report_cut(value.cut, "the loss passed to `backward()`")
-            elif value.dropped is not None:
+            elif value.dropped is not None and not _trained_elsewhere(value.dropped, covered):
                 self.report_cut(value.dropped, "a term of the loss passed to `backward()`")
-        self._fed_to_modules(facts)
+        self._fed_to_modules(facts, covered)
         forwards = self._module_forwards()
         for returned in facts.returns:
             value = returned.value
@@ -111,14 +130,9 @@ class FlowChecker(Checker):
         """Grad mode was off where `cut` was made, but not by a block around it."""
         return cut is None or cut.node not in self.in_no_grad
 
-    def _fed_to_modules(self, facts) -> None:
+    def _fed_to_modules(self, facts, covered: set[int]) -> None:
         """A cut value fed to a layer that a backward trains, while no backward reaches
         the trained parameters before the cut (`second(first(x).argmax(1))`)."""
-        covered: set[int] = set()
-        for call in facts.backward_calls:
-            if call.value is not None and call.value.cut is None:
-                for node in graphs.reachable([call.value.graph]):
-                    covered |= node.params | node.saved
         trained = set(facts.zeroed)
         for built in facts.optimizers:
             trained |= optimizers.optimizer(built.params).storages or frozenset()
