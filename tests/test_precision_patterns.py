@@ -967,11 +967,20 @@ def test_in_place_on_the_grad_arm_or_unguarded_is_flagged(tmp_path):
             x[:, :, 10:] = right
         else:
             x = torch.cat([left, right], dim=-2)"""
-    assert _findings(TIME_WARP.format(body=wrong_arm) + TIME_WARP_CALLER) == [
+    # the arm runs for a caller whose tensor requires grad (a non-leaf: edits allowed)
+    grad_caller = TIME_WARP_CALLER.replace(
+        "torch.randn(2, 1, 16, 4)", "torch.randn(2, 1, 16, 4, requires_grad=True) * 1"
+    )
+    assert _findings(TIME_WARP.format(body=wrong_arm) + grad_caller) == [
         (15, "GL104"),
         (16, "GL104"),
     ]
     assert "overwrote its caller's tensor" in str(_run(tmp_path, run))
+    wrong_run = TIME_WARP.format(body=wrong_arm) + grad_caller
+    assert "overwrote its caller's tensor" in str(_run(tmp_path, wrong_run))
+    # for a caller whose tensor needs no grad that arm never runs
+    assert _findings(TIME_WARP.format(body=wrong_arm) + TIME_WARP_CALLER) == []
+    assert _run(tmp_path, TIME_WARP.format(body=wrong_arm) + TIME_WARP_CALLER) is None
 
 
 # a loss module called on what grad mode off made --------------------------------------

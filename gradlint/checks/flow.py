@@ -68,22 +68,31 @@ _ADVICE = {
 }
 
 
-def _covered(facts) -> set[int]:
-    """The storages (parameters, saved tensors) some backward of an uncut loss reaches."""
+def _covered(backward_calls) -> set[int]:
+    """The storages (parameters, saved tensors) these backwards of uncut losses reach."""
     covered: set[int] = set()
-    for call in facts.backward_calls:
+    for call in backward_calls:
         if call.value is not None and call.value.cut is None:
             for node in graphs.reachable([call.value.graph]):
                 covered |= node.params | node.saved
     return covered
 
 
-def _trained_elsewhere(cut: Cut, covered: set[int]) -> bool:
-    """Every parameter behind a detached term of a loss gets its gradient from another
-    backward (`advantage = q - v.detach()` in the actor's loss, the value network trained
-    by its own `F.mse_loss(v, target).backward()`): the detach starves nothing."""
-    behind = set().union(*(node.params for node in graphs.reachable([cut.graph])))
-    return bool(behind) and behind <= covered
+def _trained_by_another(call, facts) -> bool:
+    """Every parameter behind the detached term of `call`'s loss gets its gradient from
+    another backward, of another loss (`advantage = q - v.detach()` in the actor's loss,
+    the value network trained by its own `F.mse_loss(v, target).backward()`): the detach
+    is the baseline's, by design. Parameters the same loss trains through another term
+    do not count: the detached term (a penalty, a distillation loss) still adds nothing."""
+    behind = set().union(*(n.params for n in graphs.reachable([call.value.dropped.graph])))
+    others = [
+        other
+        for other in facts.backward_calls
+        if other.node is not call.node
+        and other.value is not None
+        and other.value.graph is not call.value.graph
+    ]
+    return bool(behind) and behind <= _covered(others)
 
 
 class FlowChecker(Checker):
@@ -107,16 +116,15 @@ class FlowChecker(Checker):
 
     def leave_Module(self, node: cst.Module) -> None:
         facts = self.file.dataflow
-        covered = _covered(facts)
         for call in facts.backward_calls:
             value = call.value
             if value is None or (value.no_grad_made and self._switched_off(value.cut)):
                 continue  # grad mode switched off elsewhere: GL202 at the backward only
             if value.cut is not None:
                 self.report_cut(value.cut, "the loss passed to `backward()`")
-            elif value.dropped is not None and not _trained_elsewhere(value.dropped, covered):
+            elif value.dropped is not None and not _trained_by_another(call, facts):
                 self.report_cut(value.dropped, "a term of the loss passed to `backward()`")
-        self._fed_to_modules(facts, covered)
+        self._fed_to_modules(facts, _covered(facts.backward_calls))
         forwards = self._module_forwards()
         for returned in facts.returns:
             value = returned.value
