@@ -3179,3 +3179,59 @@ def test_detached_term_whose_parameters_nothing_trains_is_flagged(tmp_path):
     source = SAC_UPDATE.format(train_v="pass")
     assert [code for _, code in _findings(source)] == ["GL202"]
     assert _run(tmp_path, source + "assert not trained\n") is None
+
+
+# An NCE Function writing the positive index into the sampled index tensor it is given
+# (zhirongw/lemniscate.pytorch lib/NCEAverage.py @f7cfe29): an integer tensor, which no
+# gradient reaches (torch refuses requires_grad on it), drawn for this call only ----------
+
+NCE_AVERAGE = """\
+import torch
+import torch.nn as nn
+from torch.autograd import Function
+
+
+class NCEFunction(Function):
+    @staticmethod
+    def forward(self, x, y, memory, idx):
+        {edit}
+        weight = torch.index_select(memory, 0, idx.view(-1)).view(x.size(0), -1, x.size(1))
+        self.save_for_backward(weight)
+        return torch.bmm(weight, x.unsqueeze(2)).squeeze(2)
+
+    @staticmethod
+    def backward(self, grad_output):
+        (weight,) = self.saved_tensors
+        return torch.bmm(grad_output.unsqueeze(1), weight).squeeze(1), None, None, None
+
+
+class NCEAverage(nn.Module):
+    def __init__(self, input_size, output_size, k):
+        super(NCEAverage, self).__init__()
+        self.k = k
+        self.register_buffer("memory", torch.randn(output_size, input_size))
+
+    def forward(self, x, y):
+        idx = torch.randint(self.memory.size(0), (x.size(0), self.k + 1))
+        return NCEFunction.apply(x, y, self.memory, idx)
+
+
+lemniscate = NCEAverage(3, 10, 4)
+features = torch.randn(2, 3, requires_grad=True)
+kept = features.detach().clone()
+lemniscate(features, torch.tensor([1, 7])).sum().backward()
+assert torch.equal(features.detach(), kept), "the features changed"
+"""
+
+
+def test_a_function_filling_its_sampled_index_tensor_is_quiet(tmp_path):
+    source = NCE_AVERAGE.format(edit="idx.select(1, 0).copy_(y.data)")
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None
+
+
+def test_a_function_editing_the_features_it_is_given_is_flagged(tmp_path):
+    """The twin: the same Function writes into its float input, the caller's features."""
+    source = NCE_AVERAGE.format(edit="x.select(1, 0).copy_(y.data)")
+    assert [code for _, code in _findings(source)] == ["GL104"]
+    assert isinstance(_run(tmp_path, source), AssertionError)

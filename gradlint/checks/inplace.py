@@ -386,13 +386,14 @@ class InplaceChecker(Checker):
         self.report(write.node, "GL102", message, witness=witness, detail=detail)
 
 
-# Forward arguments that hold labels, targets, lengths or token ids: integer or constant
-# tensors that need no grad (`target`, `labels`, `ys_pad_lens`, `ilens`, `input_ids`,
-# `text_prev`, a question-answering head's `start_positions` / `end_positions`), unless
-# another part of the name says values (`text_embeds`, `label_logits`).
+# Forward arguments that hold labels, targets, lengths, token ids or indices: integer or
+# constant tensors that need no grad (`target`, `labels`, `ys_pad_lens`, `ilens`,
+# `input_ids`, `text_prev`, a question-answering head's `start_positions` /
+# `end_positions`, the sampled `idx` an NCE Function fills in), unless another part of the
+# name says values (`text_embeds`, `label_logits`).
 _LABEL_NAME = re.compile(
-    r"(?:^|_)(?:targets?|labels?|[io]?lens|lengths?|ids|tokens?|text|(?:start|end)_positions?)"
-    r"(?:$|_)"
+    r"(?:^|_)(?:targets?|labels?|[io]?lens|lengths?|ids|tokens?|text|(?:start|end)_positions?"
+    r"|idx|indices)(?:$|_)"
 )
 # Arguments named for a normalisation's running statistics (`running_mean`, `running_var`):
 # buffers that require no grad, updated in place in forward by design (torch's own
