@@ -8,6 +8,7 @@ import textwrap
 import warnings
 
 import pytest
+import torch
 from conftest import lint
 
 
@@ -3235,3 +3236,52 @@ def test_a_function_editing_the_features_it_is_given_is_flagged(tmp_path):
     source = NCE_AVERAGE.format(edit="x.select(1, 0).copy_(y.data)")
     assert [code for _, code in _findings(source)] == ["GL104"]
     assert isinstance(_run(tmp_path, source), AssertionError)
+
+
+# 24. a write through `.data` into parameters no pending backward reaches ---------------
+# MrSyee/pg-is-all-you-need 05.SAC.ipynb (issue 31, batch 13): the target value network's
+# soft update runs after its forward and before the Q losses' backward; those losses take
+# the target detached, so no backward goes through the target network's graph.
+
+SAC_TARGET_UPDATE = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+encoder = nn.Linear(4, 4)
+vf = nn.Linear(4, 1)
+vf_target = nn.Linear(4, 1)
+qf_1 = nn.Linear(5, 1)
+state, next_state = torch.randn(8, 4), torch.randn(8, 4)
+action, reward = torch.randn(8, 1), torch.randn(8, 1)
+q_1_pred = qf_1(torch.cat([encoder(state), action], 1))
+v_target = vf_target(encoder(next_state))
+q_target = reward + 0.99 * v_target
+qf_1_loss = F.mse_loss(q_1_pred, {target})
+
+if SOFT_UPDATE_FIRST:
+    for t_param, l_param in zip(vf_target.parameters(), vf.parameters()):
+        t_param.data.copy_(0.5 * l_param.data + (1.0 - 0.5) * t_param.data)
+
+qf_1_loss.backward()
+gradient = encoder.weight.grad.clone()
+"""
+
+
+def _encoder_gradient(source: str, soft_update_first: bool):
+    namespace = {"SOFT_UPDATE_FIRST": soft_update_first}
+    exec(compile(source, "<sac>", "exec"), namespace)
+    return namespace["gradient"]
+
+
+def test_soft_update_of_a_target_no_pending_backward_reaches_is_quiet():
+    source = SAC_TARGET_UPDATE.format(target="q_target.detach()")
+    assert _findings(source) == []
+    assert torch.equal(_encoder_gradient(source, True), _encoder_gradient(source, False))
+
+
+def test_soft_update_of_a_target_the_backward_goes_through_is_flagged():
+    source = SAC_TARGET_UPDATE.format(target="q_target")
+    assert [code for _, code in _findings(source)] == ["GL102"]
+    assert not torch.equal(_encoder_gradient(source, True), _encoder_gradient(source, False))

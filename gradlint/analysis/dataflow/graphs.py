@@ -67,6 +67,16 @@ def record(
     return None
 
 
+def storages_reached(graph: GraphNode | None) -> frozenset[int] | None:
+    """The parameters and saved tensors a backward from `graph` reaches (None: unknown)."""
+    if graph is None:
+        return None
+    found: set[int] = set()
+    for node in reachable([graph]):
+        found |= node.params | node.saved
+    return frozenset(found)
+
+
 def either(a: GraphNode | None, b: GraphNode | None) -> GraphNode | None:
     """The history of a value that holds `a`'s tensor on some paths and `b`'s on others
     (branches joined, iterations of a loop): a backward may go through either."""

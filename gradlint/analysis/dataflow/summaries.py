@@ -48,7 +48,7 @@ class Summary:
     grad_after: tuple[bool | None] | None  # the grad mode it leaves set, if it sets one
     read_parameters: frozenset[str]
     called_modules: frozenset[str]
-    data_writes: tuple[tuple[cst.CSTNode, str], ...]
+    data_writes: tuple[tuple[cst.CSTNode, str, frozenset[int] | None], ...]
     placed: dict[str, list]  # PLACED list name -> the events the run appended to it
     training: tuple[TrainingEvent, ...]  # of its run, below `Place`s `base` long
     base: int

@@ -254,7 +254,8 @@ class Calls:
             elif qualified != "torch.autograd.backward":  # of an imported object
                 self._trace("backward", call, frame)
             if operand in frame.bound_at:
-                frame.backward_calls.append((frame.order, frame.bound_at[operand]))
+                reached = graphs.storages_reached(loss.graph) if isinstance(loss, Tensor) else None
+                frame.backward_calls.append((frame.order, frame.bound_at[operand], reached))
         if method == "step":
             first = args[0][0] if args[0] else None
             idle = self._idle_step(receiver, args, state)
@@ -649,7 +650,7 @@ class Calls:
         exits = [*callee.exits, end] if end is not None else callee.exits
         if arguments is not None:
             self._summarise(node, arguments, (inner, callee_grad, exits), callee, recorded)
-        writes = [(at, name) for _, at, name in callee.data_writes]
+        writes = [(at, name, written) for _, at, name, written in callee.data_writes]
         _heard(frame, receiver, callee.read_parameters, callee.called_modules, writes)
         state.saved.clear()  # the callee's saved map continues the caller's
         state.saved.update(saved_after(inner, exits))

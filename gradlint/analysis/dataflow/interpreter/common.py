@@ -13,6 +13,7 @@ from gradlint.analysis.context import (
 from gradlint.analysis.dataflow import (
     cuts,
     graphs,
+    optimizers,
 )
 from gradlint.analysis.dataflow.interpreter.state import Frame, Modules, State, _Marker
 from gradlint.analysis.dataflow.shapes import row_shape
@@ -113,7 +114,7 @@ def _heard(frame: Frame, receiver: str | None, parameters, modules, data_writes)
     if receiver is not None:
         for mine, theirs in ((frame.read_parameters, parameters), (frame.called_modules, modules)):
             mine.update(receiver + name[4:] for name in theirs if name.startswith("self."))
-    frame.data_writes.extend((frame.order, at, name) for at, name in data_writes)
+    frame.data_writes.extend((frame.order, at, name, written) for at, name, written in data_writes)
 
 
 def _truth(value) -> bool | None:
@@ -176,7 +177,11 @@ def _element(value, freezes: bool):
     if isinstance(value, Parameters):  # `named_parameters()` yields (name, parameter)
         parameter = Tensor(new_storage(), Grad.LEAF, is_tensor=True, described="parameter")
         if value.owner is not None:  # one of the owner's parameters (`ANY_PARAMETER`)
-            parameter = replace(value.owner.parameter(ANY_PARAMETER), grad=Grad.LEAF)
+            parameter = replace(
+                value.owner.parameter(ANY_PARAMETER),
+                grad=Grad.LEAF,
+                merged=optimizers.owned(value.owner),  # which of them: not known
+            )
         if freezes or (value.owner is not None and value.owner.frozen):
             parameter = None
         return Seq((None, parameter)) if value.named else parameter

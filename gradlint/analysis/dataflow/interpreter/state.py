@@ -115,11 +115,16 @@ class Frame:
     # modules called whose parameters all count as read: torch layers, and modules whose
     # forward is not interpreted here (an interpreted one reports what it read)
     called_modules: set[str] = field(default_factory=set)
-    data_writes: list[tuple[int, cst.CSTNode, str]] = field(default_factory=list)
+    # (order, node, name, storages): a write through `.data` into those parameters (None:
+    # not known which)
+    data_writes: list[tuple[int, cst.CSTNode, str, frozenset[int] | None]] = field(
+        default_factory=list
+    )
     # its writes through `.data` to a module it built itself (`_built_by`): its callers'
     # forward passes cannot have used that module
     own_module_writes: set[cst.CSTNode] = field(default_factory=set)
-    backward_calls: list[tuple[int, int]] = field(default_factory=list)
+    # (order, order the loss was bound at, the storages its graph reaches; None: unknown)
+    backward_calls: list[tuple[int, int, frozenset[int] | None]] = field(default_factory=list)
     statement: cst.CSTNode | None = None
     line: cst.CSTNode | None = None  # the statement line being interpreted
     exits: list[State] = field(default_factory=list)  # the states its returns leave

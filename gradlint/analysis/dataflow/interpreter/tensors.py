@@ -1185,7 +1185,14 @@ class TorchSemantics:
             where = "inside forward(), after the forward pass used it"
             self.facts.data_writes.append(DataWrite(node, name, where))
             return
-        frame.data_writes.append((frame.order, node, name))
+        # which parameters it writes: known for one of a known module's parameters
+        # (`for p in net.parameters()`) or an attribute of a known module (`net.fc.weight`)
+        known = value.merged or (
+            isinstance(owner, cst.Attribute)
+            and isinstance(self._peek(owner.value, state, frame), Obj)
+        )
+        written = value.merged | {value.storage} if known else None
+        frame.data_writes.append((frame.order, node, name, written))
         function = frame.body.node
         if function is not None and _built_by(function, name.partition(".")[0], self.imports):
             frame.own_module_writes.add(node)
