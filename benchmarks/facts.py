@@ -90,21 +90,26 @@ def statement_facts(path: str, keep_trail: bool = False, given=None) -> Statemen
 
 
 def given_arguments(records: list[dict]) -> dict[str, dict]:
-    """file -> (first line, function) -> argument -> the facts every call passed it
-    (kind, grad status, dtype class, contiguity, the grad mode the call started in, alike
-    in all; shape when the ranks agree, a size the calls disagree on None), from the
-    runtime's entry records."""
+    """file -> (first line, function) -> grad mode a call started in -> argument -> the
+    facts every call starting in that mode passed it (kind, grad status, dtype class,
+    contiguity alike in all; shape when the ranks agree, a size the calls disagree on
+    None), from the runtime's entry records."""
     seen: dict[str, dict] = {}
     for record in records:
         if "entry" not in record:
             continue
         function = (record["line"], record["entry"])
+        facts = dict(record["facts"])
+        mode = facts.pop("grad_mode")
         calls = seen.setdefault(record["file"], {}).setdefault(function, {})
-        calls.setdefault(record["name"], []).append(record["facts"])
+        calls.setdefault(mode, {}).setdefault(record["name"], []).append(facts)
     return {
         path: {
-            function: {name: _joined(facts) for name, facts in arguments.items()}
-            for function, arguments in functions.items()
+            function: {
+                mode: {name: _joined(facts) for name, facts in arguments.items()}
+                for mode, arguments in modes.items()
+            }
+            for function, modes in functions.items()
         }
         for path, functions in seen.items()
     }
@@ -114,7 +119,7 @@ def _joined(calls: list[dict]) -> dict:
     first = calls[0]
     joined = {
         facet: first.get(facet)
-        for facet in ("kind", "grad", "dtype", "contiguous", "grad_mode")
+        for facet in ("kind", "grad", "dtype", "contiguous")
         if first.get(facet) is not None and all(call.get(facet) == first[facet] for call in calls)
     }
     shapes = [call.get("shape") for call in calls]

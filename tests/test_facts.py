@@ -171,15 +171,25 @@ def test_a_function_run_on_its_own_starts_with_what_every_call_passed():
     assert alone.query(10, "h").facts.get("rank") is None
     assert alone.query(12, "h") is not None  # `mask` taken as given
     passed = {"kind": "tensor", "grad": "off", "contiguous": True, "shape": [2, None, 4]}
-    given = {(9, "forward"): {"x": passed, "mask": {"kind": "none"}}}
+    given = {(9, "forward"): {True: {"x": passed, "mask": {"kind": "none"}}}}
     stated = StatementFacts(GIVEN, given=given)
     h = stated.query(10, "h").facts
     assert (h["kind"], h["grad"], h["dims"]) == ("tensor", "nonleaf", (2, None, 8))
     assert stated.query(12, "h") is None  # no call passed a mask
 
 
+def test_a_function_whose_calls_started_in_both_grad_modes_runs_once_in_each():
+    tensor = {"kind": "tensor", "grad": "off", "contiguous": True, "shape": [2, 4]}
+    given = {(9, "forward"): {True: {"x": tensor}, False: {"x": tensor}}}
+    stated = StatementFacts(GIVEN, given=given)
+    assert stated.query_in_mode(10, "h", True).facts["grad"] == "nonleaf"
+    assert stated.query_in_mode(10, "h", False).facts["grad"] == "off"
+    assert stated.grad_mode(10).facts["grad_mode"] is None  # both modes ran it
+
+
 def test_the_arguments_given_are_what_every_call_passed_alike():
-    def entry(**facts):
+    def entry(grad_mode=True, **facts):
+        facts["grad_mode"] = grad_mode
         return {"entry": "forward", "file": "m.py", "line": 9, "name": "x", "facts": facts}
 
     records = [
@@ -187,11 +197,21 @@ def test_the_arguments_given_are_what_every_call_passed_alike():
         entry(kind="tensor", grad="leaf", shape=[2, 5, 4], contiguous=True),
         {"program": "p", "file": "m.py", "line": 10, "name": "h", "facts": {"kind": "none"}},
     ]
-    joined = facts.given_arguments(records)["m.py"][9, "forward"]["x"]
+    joined = facts.given_arguments(records)["m.py"][9, "forward"][True]["x"]
     assert joined == {"kind": "tensor", "contiguous": True, "shape": [2, None, 4]}
     records.append(entry(kind="tensor", grad="off", shape=[2, 3], contiguous=False))
-    joined = facts.given_arguments(records)["m.py"][9, "forward"]["x"]
+    joined = facts.given_arguments(records)["m.py"][9, "forward"][True]["x"]
     assert joined == {"kind": "tensor"}
+    # calls starting with grad mode off are joined apart (the function runs once per mode)
+    records.append(entry(False, kind="tensor", grad="nonleaf", shape=[1], contiguous=True))
+    by_mode = facts.given_arguments(records)["m.py"][9, "forward"]
+    assert by_mode[True]["x"] == {"kind": "tensor"}
+    assert by_mode[False]["x"] == {
+        "kind": "tensor",
+        "grad": "nonleaf",
+        "contiguous": True,
+        "shape": [1],
+    }
 
 
 def test_the_comparison_finds_no_contradiction_and_counts_what_is_known(tmp_path):

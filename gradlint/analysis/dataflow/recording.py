@@ -414,14 +414,15 @@ class StatementFacts:
         package: str | None = None,
         keep_trail: bool = False,
         pieces: tuple[str, ...] = (),
-        given: dict[tuple[int, str], dict[str, dict]] | None = None,
+        given: dict[tuple[int, str], dict[bool, dict[str, dict]]] | None = None,
     ):
         """`pieces`: the project's definitions the file is linted with (project.linked),
         put before its statements as the linter does; lines stay the file's own. `given`:
-        (first line, name) of a function -> its arguments' facts as every call passed
-        them (the runtime's); a run of the function on its own starts with them, as a run
-        inlined at a call starts with what the call passes (`argument`)."""
-        self.given = given or {}
+        (first line, name) of a function -> the grad mode its calls at run time started in
+        -> its arguments' facts as every such call passed them; the function runs on its
+        own once per mode, with them, as a run inlined at a call starts with what the call
+        passes (`starts`, `argument`)."""
+        self.given = given
         module = cst.parse_module(source)
         statements = [s for piece in pieces for s in cst.parse_module(piece).body]
         self._header = len(module.header)
@@ -485,23 +486,40 @@ class StatementFacts:
             found = self._dependents[key] = Dependence(function, roots)
         return found
 
-    def argument(self, function: cst.FunctionDef, name: str):
-        """The value argument `name` of `function` starts with in a run on its own: what
-        every call passed it as far as `given` states it (None: not stated)."""
-        facts = self._given(function).get(name)
+    def starts(self, function: cst.FunctionDef) -> tuple[bool | None, ...]:
+        """The grad modes the runs of `function` on its own start in: each one its calls
+        at run time started in (`given`), else one run in the mode it assumes (None)."""
+        return tuple(sorted(self._given(function))) or (None,)
+
+    def argument(self, function: cst.FunctionDef, name: str, mode: bool):
+        """The value argument `name` of `function` starts with in a run on its own in grad
+        mode `mode`: what every call starting in it passed, as far as `given` states it
+        (None: not stated)."""
+        facts = self._given(function).get(mode, {}).get(name)
         return given_value(facts) if facts is not None else None
 
-    def starting_grad_mode(self, function: cst.FunctionDef, declared: bool | None) -> bool | None:
-        """The grad mode a run of `function` on its own starts in: the one every call
-        started in, when `given` states it, else `declared`."""
-        modes = {facts.get("grad_mode") for facts in self._given(function).values()}
-        return modes.pop() if len(modes) == 1 and None not in modes else declared
-
-    def _given(self, function: cst.FunctionDef) -> dict[str, dict]:
+    def _given(self, function: cst.FunctionDef) -> dict[bool, dict[str, dict]]:
         if not self.given:
             return {}
         first = function.decorators[0] if function.decorators else function
         return self.given.get((self.line_of(first), function.name.value), {})
+
+    def _called(self, function: cst.FunctionDef) -> bool:
+        """Whether the run may have called `function`: with `given`, one that takes named
+        arguments and was never called (the runtime recorded no call's arguments) ran
+        none of its statements, so a run of it on its own tells nothing of what torch
+        observed. A generator's or coroutine's calls are not recorded."""
+        if self.given is None or self._given(function):
+            return True
+        first = function.decorators[0] if function.decorators else function
+        parameters = function.params
+        named = (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params)
+        return (
+            not named
+            or self.line_of(first) is None
+            or function.asynchronous is not None
+            or any(isinstance(node, cst.Yield) for node in iter_nodes(function.body))
+        )
 
     def line_of(self, node: cst.CSTNode) -> int | None:
         """The line of the file's own text `node` starts on (None: a project definition)."""
@@ -532,9 +550,11 @@ class StatementFacts:
         if line is None:
             return
         standalone = interpreter.module_body_done  # a run of a function on its own
-        mode = {True: "on", False: "off"}.get(state.grad) if not standalone else None
-        mode_cause = "grad mode assumed in a function run on its own" if standalone else ""
-        if state.grad is None and not standalone:
+        # ... in the grad mode it assumes (not the one its calls at run time started in)
+        assumed = standalone and interpreter.given_start is None
+        mode = {True: "on", False: "off"}.get(state.grad) if not assumed else None
+        mode_cause = "grad mode assumed in a function run on its own" if assumed else ""
+        if state.grad is None and not assumed:
             mode_cause = "grad mode decided at run time"
         self.grad_modes.setdefault(line, Stated()).join(
             {"grad_mode": mode}, {"grad_mode": mode_cause} if mode is None else {}
@@ -590,16 +610,19 @@ class StatementFacts:
         computes anew (`_computed_anew`), which with grad mode off is a tensor that does not
         require grad whatever its inputs (torch records no graph)."""
         standalone = run.module_body_done
+        if standalone and run.stack and not self._called(run.stack[0]):
+            return  # a context torch never ran (`_called`)
         assumed = frozenset(run.assumed_given) if standalone else frozenset()
         if assumed:
             assumed = self._depending(name, statement, frame, run, assumed)
         self.stated.setdefault((line, name), Stated()).join(facts, unknown, assumed)
-        for mode in (True, False) if grad is None or standalone else (grad,):
+        mode_assumed = standalone and run.given_start is None
+        for mode in (True, False) if grad is None or mode_assumed else (grad,):
             stated, causes = facts, unknown
             if not mode and computed:
                 stated = dict(facts, grad="off")
                 causes = {facet: c for facet, c in unknown.items() if facet != "grad"}
-            elif standalone and not mode and facts.get("grad") == "nonleaf":
+            elif mode_assumed and not mode and facts.get("grad") == "nonleaf":
                 # computed from what requires grad, grad mode assumed on
                 stated = dict(facts, grad=None)
                 causes = dict(unknown, grad="grad mode assumed on in a function run on its own")

@@ -190,6 +190,9 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         self.scope = scope
         self.facts = facts
         self.recorder = None  # called after each statement when set (FileFacts)
+        # the fact oracle: the grad mode the run on its own under way started in, given
+        # by the calls at run time (None: assumed)
+        self.given_start: bool | None = None
         self.called_without_grad = None  # FileFacts' callers.py question, when asked
         self.steps = 0
         self.second_passes = 0  # loops now in their second pass (a call inside one included)
@@ -377,10 +380,28 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         return None
 
     def _standalone(self, node: cst.FunctionDef, owner: ClassInfo | None) -> None:
+        """Runs `node` on its own; for the fact oracle, once per grad mode its calls at run
+        time started in, with what they passed (`recorder.starts`)."""
+        modes = self.recorder.starts(node) if self.recorder is not None else (None,)
+        shared, before = None, {}
+        method = owner is not None and _takes_self(node) and node.name.value != "__init__"
+        if len(modes) > 1 and method:  # each run starts from the same instance
+            init = owner.methods.get("__init__")
+            if owner not in self.class_objects and init is not None and init not in self.ran:
+                self._standalone(init, owner)
+            shared = self.instance(owner)
+            before = dict(shared.attrs)
+        for number, mode in enumerate(modes):
+            if number and shared is not None:
+                shared.attrs.clear()
+                shared.attrs.update(before)
+            self.given_start = mode
+            self._run_on_its_own(node, owner, mode)
+        self.given_start = None
+
+    def _run_on_its_own(self, node: cst.FunctionDef, owner: ClassInfo | None, given) -> None:
         role = self._role(node, owner)
-        grad = self._declared_grad(node, owner)
-        if self.recorder is not None:  # the fact oracle: the mode the calls at run time ran in
-            grad = self.recorder.starting_grad_mode(node, grad)
+        grad = self._declared_grad(node, owner) if given is None else given
         dirty = self.dirty.get(node, frozenset())
         forward = node if role == "module_forward" else None
         body = Body(node, role, node in self.differentiated, node, dirty, forward)
@@ -402,11 +423,11 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
             if annotated is not None:
                 fact = env[param.name.value] or Tensor(new_storage(), is_tensor=True)
                 env[param.name.value] = replace(fact, shape=annotated)
-        if self.recorder is not None:  # the fact oracle: what the calls at run time passed
+        if given is not None:  # the fact oracle: what the calls at run time passed
             for param in [*params, *node.params.kwonly_params]:
-                given = self.recorder.argument(node, param.name.value)
-                if given is not None:
-                    env[param.name.value] = given
+                passed = self.recorder.argument(node, param.name.value, given)
+                if passed is not None:
+                    env[param.name.value] = passed
         self._bind_defaults(node, env, params)
         if takes_self and fresh and owner not in self.class_objects:
             # the class's own `__init__` on its own builds the instance its other methods
