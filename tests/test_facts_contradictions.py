@@ -26,6 +26,37 @@ def _load(name: str):
 facts = _load("facts")
 
 PROGRAMS = {
+    # `.type(dtype)` of a leaf that requires grad copies it into a non-leaf when the dtype
+    # differs (fizbuz's weights, batch 7): with the dtype held in a variable, its grad
+    # status is not stated
+    "type_cast_of_a_leaf": """\
+        import torch
+
+        dtype = torch.DoubleTensor
+        w1 = torch.randn(3, 4, requires_grad=True).type(dtype)
+        print(w1.is_leaf)
+        """,
+    # an einsum that only permutes returns a view (tests/corpus's cnn_names_init report,
+    # its forward run with the contiguous input its call passed): the layout an equation
+    # spells is not stated contiguous
+    "einsum_permuting_its_input": """\
+        import torch
+        from torch import nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cnn = nn.Conv1d(4, 8, 3, padding=1)
+
+            def forward(self, x):
+                out = torch.einsum("lbv->bvl", x)
+                out = self.cnn(out)
+                return out
+
+
+        print(Net()(torch.randn(6, 2, 4)).shape)
+        """,
     # `torch.where(condition)` returns a tuple of index tensors (torchvision's
     # Matcher.set_low_quality_matches_, run with the tensors its calls passed): a torch
     # function the op facts do not cover is no tensor when an overload taking that many

@@ -514,7 +514,15 @@ class TorchSemantics:
         made = grad is Grad.OFF and (
             (state.grad is False and bool(tensors)) or any(t.no_grad_made for t in tensors)
         )
-        contiguous = facts is not None and bool(tensors) and all(t.contiguous for t in tensors)
+        # contiguous like its inputs where torch's samples say so; not where a string
+        # spells the layout (`torch.einsum("lbv->bvl", x)` returns a permuted view)
+        contiguous = (
+            facts is not None
+            and facts.keeps_layout
+            and bool(tensors)
+            and all(t.contiguous for t in tensors)
+            and not any(isinstance(v, Const) and isinstance(v.value, str) for v in inputs)
+        )
         if facts is not None and state.grad and facts.output_saved(requires):
             saved_storages.add(storage)
         graph = None
@@ -953,7 +961,8 @@ class TorchSemantics:
                 if isinstance(value, Tensor) and value.storage == receiver.storage:
                     state.env[bound] = replace(value, grad=Grad.OFF, graph=None)
             return state.env.get(name, receiver)
-        if method in ("to", "cuda") and receiver.grad is Grad.LEAF and not receiver.view:
+        casts = method in ("to", "cuda") or (method == "type" and bool(call.args))
+        if casts and receiver.grad is Grad.LEAF and not receiver.view:
             copies = self._moves_or_casts(call, method)
             if copies:  # `torch.randn(n, requires_grad=True).cuda()` is not a leaf
                 return replace(receiver.derived(Grad.ON), described="", shape=receiver.shape)
