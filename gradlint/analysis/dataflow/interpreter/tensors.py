@@ -51,6 +51,7 @@ from gradlint.analysis.dataflow.uses import (
 )
 from gradlint.analysis.dataflow.values import (
     Const,
+    Function,
     Grad,
     LayerClass,
     Number,
@@ -68,6 +69,17 @@ from gradlint.analysis.names import dotted
 from gradlint.analysis.walk import iter_nodes
 
 _MASK_FUNCTIONS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "bool"})
+
+# torch's namespaces of functions that take a program (a module, a function) and return
+# one: their results are never tensors computed from the example inputs they are given
+_PROGRAM_TRANSFORMS = (
+    "torch.jit.",
+    "torch.compile",
+    "torch.fx.",
+    "torch.export.",
+    "torch.onnx.",
+    "torch.func.functional_call",
+)
 
 
 _MASK_FUNCTIONS_QUALIFIED = frozenset(
@@ -774,6 +786,14 @@ class TorchSemantics:
             return None  # `torch.where(condition)`: a tuple of index tensors
         if qualified.startswith("torch.utils.data."):
             return None  # datasets, loaders, samplers, random_split: Python objects
+        if facts is None and (
+            qualified.startswith(_PROGRAM_TRANSFORMS)
+            or (positional and isinstance(positional[0], Obj | Function))
+        ):
+            # a function of torch handed a module or a callable (`torch.jit.trace(m,
+            # example)`, `torch.compile(m)`): what it returns is no op of the tensors
+            # among its arguments (a traced module is called, moved, saved)
+            return None
         if any(isinstance(v, Tensor) for v in given):
             # tensors given by name (`F.cross_entropy(input=x, target=y)`, `weight=w`): the
             # positions torch's facts speak of are not known, so no saved input is marked;
