@@ -444,6 +444,21 @@ PROGRAMS = {
         for name, param in model.named_parameters():
             print(name, param.requires_grad)
         """,
+    # operators of numpy arrays (a meta-learning task sampler, Truxify#13118, issue 29
+    # batch 7): `x @ w + b` of values not proven tensors is not stated a tensor
+    "numpy_operators_not_tensors": """\
+        import numpy as np
+        import torch
+
+
+        def sample_task(k_shot, w, b):
+            support_x = np.random.randn(k_shot, 4)
+            support_y = support_x @ w + b + np.random.randn(k_shot, 1) * 0.1
+            return torch.tensor(support_x, dtype=torch.float32), torch.tensor(support_y)
+
+
+        sample_task(5, np.random.randn(4, 1), np.random.randn(1))
+        """,
 }
 
 

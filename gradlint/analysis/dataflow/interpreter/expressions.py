@@ -400,7 +400,13 @@ class Expressions:
         facts = knowledge.op(function) if function else None
         symbol = _OPERATOR_SYMBOLS.get(operator)
         spelled = f"{{0}} {symbol} {{1}}" if symbol else None
-        return self._apply(facts, _snippet(text), spelled, [left, right], state)
+        result = self._apply(facts, _snippet(text), spelled, [left, right], state)
+        proven = any(isinstance(v, Tensor) and v.is_tensor for v in (left, right))
+        if isinstance(result, Tensor) and result.is_tensor and not proven:
+            # numpy arrays take the same operators: `x @ w + b` of values not proven
+            # tensors is not proven a tensor either
+            result = replace(result, is_tensor=False)
+        return result
 
 
 # Expression type -> the interpreter method that evaluates it (others are unknown).
