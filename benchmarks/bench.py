@@ -327,6 +327,11 @@ def bench_corpus(
         print(alone)
         ratio = ours.cpu_seconds / alone.cpu_seconds
         print(f"  gradlint / gradlint without the index CPU: {ratio:.2f}x")
+        if rounds > 1:
+            pairs = zip(runs["alone"], runs["ours"], strict=True)
+            paired = [whole.cpu_seconds / files.cpu_seconds for files, whole in pairs]
+            listed = ", ".join(f"{r:.2f}x" for r in paired)
+            print(f"  per round: {listed}; median {statistics.median(paired):.2f}x")
     if jobs > 1:
         print(run_gradlint(files, lines, jobs))
 
