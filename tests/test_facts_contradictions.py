@@ -26,6 +26,26 @@ def _load(name: str):
 facts = _load("facts")
 
 PROGRAMS = {
+    # an operator of values used as tensors, none proven one, is no proven tensor: numpy
+    # arrays read from a list of dicts (truxify's MAML task sampler, batch 7)
+    "operator_of_numpy_arrays": """\
+        import numpy as np
+        import torch
+
+
+        class Sampler:
+            def __init__(self):
+                self.tasks = [{"weights": np.random.randn(3, 1)} for _ in range(4)]
+
+            def sample(self):
+                w = np.random.choice(self.tasks)["weights"]
+                x = np.random.randn(5, 3)
+                y = x @ w + np.random.randn(5, 1) * 0.1
+                return torch.from_numpy(x), torch.from_numpy(y)
+
+
+        print(Sampler().sample()[1].shape)
+        """,
     # `.type(dtype)` of a leaf that requires grad copies it into a non-leaf when the dtype
     # differs (fizbuz's weights, batch 7): with the dtype held in a variable, its grad
     # status is not stated
