@@ -26,6 +26,20 @@ def _load(name: str):
 facts = _load("facts")
 
 PROGRAMS = {
+    # `losses[i] += loss` of a list of numbers makes that item the tensor `0 + loss`
+    # (dragen1860's MAML, tests/corpus: `losses_q[-1] / task_num` was stated a number)
+    "number_item_augmented_by_a_tensor": """\
+        import torch
+
+        w = torch.randn(3, requires_grad=True)
+        losses = [0 for _ in range(3)]
+        for k in range(2):
+            loss = (w * 2).sum()
+            losses[k + 1] += loss
+        total = losses[-1] / 4
+        first = losses[0]
+        total.backward()
+        """,
     # an operator of values used as tensors, none proven one, is no proven tensor: numpy
     # arrays read from a list of dicts (truxify's MAML task sampler, batch 7)
     "operator_of_numpy_arrays": """\

@@ -493,6 +493,18 @@ class Statements:
             element = self.eval(target, state, frame)  # `outs[i] += x` edits the element
             if isinstance(element, Tensor) and element.is_tensor:
                 self._edit(_Edit(node, target, form, element), state, frame)
+            elif isinstance(target.value, cst.Name):
+                # a number (or unknown) item rebinds: `losses[i] += loss` of `[0, 0]`
+                # holds the tensor `0 + loss` there (the item written, or any)
+                operator = type(node.operator).__name__.removesuffix("Assign")
+                if isinstance(element, Const | Number) and isinstance(source, Tensor):
+                    item = self._operation(operator, element, source, self._text(node), state)
+                else:
+                    item = cuts.arithmetic(node.operator, element, source)
+                container = state.env.get(target.value.value)
+                if isinstance(container, Seq):
+                    indices = self._eval_index(target, state, frame)
+                    state.env[target.value.value] = _item_written(container, indices, item)
             return
         if isinstance(target, cst.Subscript):
             self.eval(target.value, state, frame)
