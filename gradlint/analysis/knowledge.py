@@ -66,6 +66,12 @@ class OpFacts:
     call: str | None = None
     returns_tuple: bool = False  # a tuple or list of tensors (max with a dim, split, qr)
 
+    @property
+    def aliases_contiguous(self) -> bool:
+        """The output is the input's memory for a contiguous input, whatever the other
+        arguments: a view, or `may_view` not decided by the arguments (`reshape`)."""
+        return self.view or (self.may_view and not self.alias_by_arguments)
+
     def saved(self, requires_grad: frozenset[int] | set[int]) -> tuple[int, ...]:
         """The inputs torch saves when exactly the inputs at `requires_grad` require grad.
 

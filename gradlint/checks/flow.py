@@ -73,8 +73,7 @@ def _covered(backward_calls) -> set[int]:
     covered: set[int] = set()
     for call in backward_calls:
         if call.value is not None and call.value.cut is None:
-            for node in graphs.reachable([call.value.graph]):
-                covered |= node.params | node.saved
+            covered |= graphs.storages_reached(call.value.graph) or frozenset()
     return covered
 
 
@@ -84,7 +83,7 @@ def _trained_by_another(call, facts) -> bool:
     the value network trained by its own `F.mse_loss(v, target).backward()`): the detach
     is the baseline's, by design. Parameters the same loss trains through another term
     do not count: the detached term (a penalty, a distillation loss) still adds nothing."""
-    behind = set().union(*(n.params for n in graphs.reachable([call.value.dropped.graph])))
+    behind = graphs.params_reached(call.value.dropped.graph)
     others = [
         other
         for other in facts.backward_calls
@@ -145,7 +144,7 @@ class FlowChecker(Checker):
         for built in facts.optimizers:
             trained |= optimizers.optimizer(built.params).storages or frozenset()
         for fed in facts.cuts_fed:
-            before = set().union(*(n.params for n in graphs.reachable([fed.cut.graph])))
+            before = graphs.params_reached(fed.cut.graph)
             if fed.params & covered and before & trained and not before & covered:
                 self.report_cut(fed.cut, "the loss through the layer it feeds")
 

@@ -67,6 +67,11 @@ def record(
     return None
 
 
+def params_reached(graph: GraphNode | None) -> frozenset[int]:
+    """The learning layers' parameters a backward from `graph` reaches."""
+    return frozenset().union(*(node.params for node in reachable([graph])))
+
+
 def storages_reached(graph: GraphNode | None) -> frozenset[int] | None:
     """The parameters and saved tensors a backward from `graph` reaches (None: unknown)."""
     if graph is None:

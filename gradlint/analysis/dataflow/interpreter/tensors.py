@@ -436,7 +436,7 @@ def _returns_view_of_receiver(call: cst.Call) -> bool:
     if knowledge.inplace_method(name) is not None:
         return True
     facts = knowledge.method(name)
-    return facts is not None and (facts.view or (facts.may_view and not facts.alias_by_arguments))
+    return facts is not None and facts.aliases_contiguous
 
 
 class TorchSemantics:
@@ -488,13 +488,8 @@ class TorchSemantics:
             return Seq((base.as_view() if base is not None else None,), any_length=True)
         if facts is not None and base is not None and facts.view:
             return base.as_view()
-        if (
-            facts is not None
-            and base is not None
-            and facts.may_view
-            and base.contiguous
-            and not facts.alias_by_arguments  # F.dropout(x, p): x itself only when p == 0
-        ):
+        # a may_view op its arguments do not decide (not F.dropout(x, p): x only if p == 0)
+        if facts is not None and base is not None and facts.aliases_contiguous and base.contiguous:
             return replace(base.as_view(), contiguous=True)  # reshape of a contiguous tensor
         if facts is not None and base is not None and views.splits_only(facts.name, inputs):
             return base.as_view()
