@@ -292,9 +292,10 @@ class ShapeFlow:
                 return None  # variadic (`...`, `*batch`) or anonymous dims
         return Shape.contiguous(dims)
 
-    def argument(self) -> Shape:
-        """A `forward()` argument of an entry module: batch first, dense, rank unknown."""
-        return Shape(None, None, lead=BATCH, dense=True)
+    def argument(self, batched: bool) -> Shape:
+        """A `forward()` argument, dense, of unknown rank; batch first for an entry module
+        (a submodule's argument is what its parent's forward passes)."""
+        return Shape(None, None, lead=BATCH if batched else None, dense=True)
 
     def unpacked(self, tensor: Tensor, names: list[str | None]) -> tuple[Tensor, Seq] | None:
         """`B, L, H, D = x.shape` of a tensor of unknown rank: x has that rank, each name a
@@ -842,6 +843,8 @@ class ShapeFlow:
             return Shape(x.dims, min_rank=x.min_rank, lead=x.lead)
         if layer.kind == "embedding" and x.dims is not None:
             return Shape.contiguous(x.dims + (layer.args[1],))
+        if layer.kind == "conv" and x.dims is None:  # batched or not, dim 0 is kept
+            return Shape.unknown(min_rank=layer.args[2] + 1, lead=x.lead)
         if layer.kind == "conv" and x.rank == layer.args[2] + 2:
             in_channels, out_channels, spatial, window = layer.args
             if model.provably_different(x.dims[1], in_channels):
@@ -1209,7 +1212,9 @@ def _windowed(dims: tuple, window) -> tuple:
 
 def _pooled(x: Shape, spatial: int, window, output_size) -> Shape | None:
     """A pool over the last `spatial` dims of a batched or unbatched input."""
-    if x.dims is None or len(x.dims) not in (spatial + 1, spatial + 2):
+    if x.dims is None:  # dim 0 is kept either way
+        return Shape.unknown(min_rank=spatial + 1, lead=x.lead)
+    if len(x.dims) not in (spatial + 1, spatial + 2):
         return None
     head, tail = x.dims[:-spatial], x.dims[-spatial:]
     if output_size is not None:

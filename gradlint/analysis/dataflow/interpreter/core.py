@@ -220,8 +220,13 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         self.clearing = {  # names of the file's functions whose body clears gradients
             node.name.value for node in self.functions if scan.by_body[node].clears
         }
-        self.building_blocks = scan.built_inside
+        self.building_blocks = {name for name, bodies in scan.builders.items() if bodies - {None}}
         self.modules = {info for info in index.by_node.values() if self._is_module(info)}
+        self.submodules = {  # module classes the file builds only inside its modules' methods
+            name
+            for name, bodies in scan.builders.items()
+            if all(self.functions.get(body) in self.modules for body in bodies)
+        }
         self.differentiated = self._differentiated()
         self.call_modes: dict[cst.FunctionDef, list[bool | None]] = {}
         self.class_objects: dict[ClassInfo, Obj] = {}
@@ -418,7 +423,7 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         env: dict[str, Value | None] = {}
         params = _positional(node, owner, role)
         for param in params:
-            env[param.name.value] = self._argument_fact(param, node, role)
+            env[param.name.value] = self._argument_fact(param, node, owner, role)
             annotated = self.shapes.annotated(param)
             if annotated is not None:
                 fact = env[param.name.value] or Tensor(new_storage(), is_tensor=True)
@@ -494,7 +499,9 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         )
         new_generation()
 
-    def _argument_fact(self, param: cst.Param, node: cst.FunctionDef, role: str | None):
+    def _argument_fact(
+        self, param: cst.Param, node: cst.FunctionDef, owner: ClassInfo | None, role: str | None
+    ):
         if role is None:
             return None
         if role == "function_backward":
@@ -505,7 +512,11 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
             described="forward() argument",
             forward_input=param.name.value,
             input_of=node,
-            shape=self.shapes.argument() if role == "module_forward" else None,
+            shape=(
+                self.shapes.argument(batched=owner.name not in self.submodules)
+                if role == "module_forward" and owner is not None
+                else None
+            ),
         )
 
     def _bind_defaults(self, node, env, params) -> None:

@@ -118,7 +118,8 @@ class CallScan(cst.CSTVisitor):
         self.stack: list[cst.FunctionDef | None] = [None]
         self.dirty: dict[cst.FunctionDef, set[str]] = {}
         self.freezes = False  # something switches requires_grad off
-        self.built_inside: set[str] = set()  # classes called inside a function or method
+        # where each capitalised name (a class) is called: the bodies, None at module level
+        self.builders: dict[str, set[cst.FunctionDef | None]] = {}
         self.by_callee: dict[str, list[cst.Call]] = {}  # `f(...)` calls by the name called
         self.by_method: dict[str, list[cst.Call]] = {}  # `x.f(...)` calls by the method name
         # each identifier's occurrences: all of them, as a keyword (`f(name=...)`), as an
@@ -178,8 +179,8 @@ class CallScan(cst.CSTVisitor):
             self.freezes = True  # False, or a flag decided at run time (`not freeze`)
         if last == "detach_":  # a leaf detached in place stops requiring grad
             self.freezes = True
-        if self.stack[-1] is not None and last[:1].isupper():
-            self.built_inside.add(last)
+        if last[:1].isupper():
+            self.builders.setdefault(last, set()).add(self.stack[-1])
         if last == "mark_dirty" and self.stack[-1] is not None:
             marked = self.dirty.setdefault(self.stack[-1], set())
             marked.update(dotted(a.value) or "" for a in node.args)
@@ -195,7 +196,8 @@ class CallScan(cst.CSTVisitor):
         for body, marked in other.dirty.items():
             self.dirty.setdefault(body, set()).update(marked)
         self.freezes = self.freezes or other.freezes
-        self.built_inside |= other.built_inside
+        for name, bodies in other.builders.items():
+            self.builders.setdefault(name, set()).update(bodies)
         for name, calls in other.by_callee.items():
             self.by_callee.setdefault(name, []).extend(calls)
         for name, calls in other.by_method.items():
