@@ -232,7 +232,11 @@ class Calls:
         if method is not None:
             follow = isinstance(func.value, cst.Name) and values_and_indices(method, call)
             mode = FOLLOW if follow and state.uses.quiet is None else state.uses.quiet
-            receiver = self._quietly(mode, func.value, state, frame)
+            if method == "detach" and not call.args:
+                quietly = functools.partial(self._quietly, mode)
+                receiver = self._detached(func.value, state, frame, quietly)
+            else:
+                receiver = self._quietly(mode, func.value, state, frame)
         keeps = self._may_keep(func, receiver, state)
         args = self._arguments(call, state, frame, keeps)
         state.uses.quiet = quiet

@@ -233,7 +233,7 @@ class Members:
             return self._layer_class(expr)  # a torch (or other imported) name: a layer class
         attr = expr.attr.value
         if attr == "data":
-            base = self._peek(expr.value, state, frame)
+            base = self._detached(expr.value, state, frame, self._peek)
         elif attr in METADATA_ATTRIBUTES:
             base = self._quietly(NO_GRADIENT, expr.value, state, frame)
         else:
@@ -257,6 +257,23 @@ class Members:
         if isinstance(base, ClassRef):
             return self._class_attribute(base, attr)
         return None
+
+    def _detached(self, expr, state: State, frame: Frame, evaluate):
+        """`expr`'s value, read only detached (`.data`, `.detach()`). A temporary
+        (`net(x)[:, a:b].data`: a call's result never bound to a name) takes its graph with
+        it: what its ops saved is read by no backward, so it is no longer saved (kept when
+        the evaluation changed instances: a forward that keeps a tensor on `self`)."""
+        root = expr
+        while isinstance(root, cst.Subscript | cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Call):
+            return evaluate(expr, state, frame)
+        saved, heap = set(state.saved), self.heap
+        value = evaluate(expr, state, frame)
+        if self.heap == heap:
+            for storage in set(state.saved) - saved:
+                del state.saved[storage]
+        return value
 
     def _class_attribute(self, cls: ClassRef, attr: str):
         if attr == "apply" and cls.info.kind is ClassKind.AUTOGRAD_FUNCTION:
