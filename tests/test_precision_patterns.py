@@ -2124,6 +2124,69 @@ def test_checkpoint_whose_caller_tests_a_flag_only_is_flagged(tmp_path):
     assert "got no gradient" in str(error)
 
 
+# 1, continued: the guard as `any(...)` over the checkpointed inputs (gpleiss/
+# temperature_scaling models/densenet.py, issue 31 batch 16: the memory-efficient DenseNet
+# layer checkpoints `*prev_features` only when one of them requires grad) ----------------
+
+EFFICIENT_DENSE_LAYER = """\
+import warnings
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.utils.checkpoint as cp
+
+
+def _bn_function_factory(norm, relu, conv):
+    def bn_function(*inputs):
+        concated_features = torch.cat(inputs, 1)
+        return conv(relu(norm(concated_features)))
+
+    return bn_function
+
+
+class _DenseLayer(nn.Module):
+    def __init__(self, num_input_features, growth_rate, efficient=True):
+        super().__init__()
+        self.norm1 = nn.BatchNorm2d(num_input_features)
+        self.relu1 = nn.ReLU()
+        self.conv1 = nn.Conv2d(num_input_features, growth_rate, 1, bias=False)
+        self.conv2 = nn.Conv2d(growth_rate, growth_rate, 3, padding=1, bias=False)
+        self.efficient = efficient
+
+    def forward(self, *prev_features):
+        bn_function = _bn_function_factory(self.norm1, self.relu1, self.conv1)
+        if self.efficient and {guard}:
+            bottleneck_output = cp.checkpoint(bn_function, *prev_features)
+        else:
+            bottleneck_output = bn_function(*prev_features)
+        return self.conv2(F.relu(bottleneck_output))
+
+
+layer = _DenseLayer(3, 4)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # torch warns use_reentrant was not passed
+    layer(torch.randn(2, 3, 8, 8)).sum().backward()
+if layer.conv1.weight.grad is None:
+    raise AssertionError("the checkpointed conv got no gradient")
+"""
+
+
+def test_checkpoint_guarded_by_any_input_requiring_grad_is_quiet(tmp_path):
+    guard = "any(prev_feature.requires_grad for prev_feature in prev_features)"
+    source = EFFICIENT_DENSE_LAYER.format(guard=guard)
+    assert _findings(source) == []
+    # the raw image requires no grad: the guard sends it down the plain arm
+    assert _run(tmp_path, source) is None
+
+
+def test_checkpoint_guarded_by_the_parameters_requiring_grad_is_flagged(tmp_path):
+    guard = "any(p.requires_grad for p in self.parameters())"
+    source = EFFICIENT_DENSE_LAYER.format(guard=guard)
+    assert _findings(source) == [(29, "GL205")]
+    assert "got no gradient" in str(_run(tmp_path, source))
+
+
 # A tensor attribute flagged after it was made --------------------------------------
 # seungeunrho/minimalRL sac.py (history.md batch 2c): SAC's temperature is a plain tensor
 # made in __init__ and switched on there (`self.log_alpha.requires_grad = True`); its loss

@@ -340,7 +340,38 @@ class CheckpointReentrantChecker(Checker):
                 and self._any_requires_grad_method(conjunct.func)
             ):
                 return True
+            if self._any_input_requires_grad(conjunct, inputs):
+                return True
         return False
+
+    def _any_input_requires_grad(self, test: cst.BaseExpression, inputs: set[str]) -> bool:
+        """`any(t.requires_grad for t in xs)` over checkpointed inputs: `xs` is one of them
+        (`*prev_features`), or a tuple / list of nothing else (gpleiss's efficient DenseNet)."""
+        if not (
+            isinstance(test, cst.Call)
+            and isinstance(test.func, cst.Name)
+            and test.func.value == "any"
+            and self.resolve(test.func) is None  # the builtin, not an imported `any`
+            and len(test.args) == 1
+            and isinstance(test.args[0].value, cst.GeneratorExp | cst.ListComp)
+        ):
+            return False
+        each = test.args[0].value
+        loop = each.for_in
+        if loop.inner_for_in is not None or loop.ifs or not isinstance(loop.target, cst.Name):
+            return False
+        element = each.elt
+        if not (
+            isinstance(element, cst.Attribute)
+            and element.attr.value == "requires_grad"
+            and isinstance(element.value, cst.Name)
+            and element.value.value == loop.target.value
+        ):
+            return False
+        if isinstance(loop.iter, cst.Tuple | cst.List):
+            items = [self.file.code_for(item.value) for item in loop.iter.elements]
+            return bool(items) and all(item in inputs for item in items)
+        return self.file.code_for(loop.iter) in inputs
 
     def _any_requires_grad_method(self, func: cst.BaseExpression) -> bool:
         """`self.NAME` is a method of the class whose every `return True` sits in the arm
