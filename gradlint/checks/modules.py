@@ -77,15 +77,26 @@ class ModuleStateChecker(Checker):
                     reported.add(container.node)
                     self._report_container(info, container)
 
-    def _may_hold_state(self, value, depth: int = 4) -> bool:
+    def _may_hold_state(self, value, registered, depth: int = 4) -> bool:
         """`value` (a module or parameter a plain container keeps) holds something that
-        registering it would carry: it is a parameter or a torch layer with parameters,
-        buffers or a train / eval switch (what torch 2.13 shows of it), or an instance of a
-        module class of the file that inherits from a layer or an unresolved base, reads
-        `self.training`, registers state, sets attributes outside `__init__`, or whose
-        constructor stored such a value. A module of the file that stores only plain
-        values, or values the file cannot show, is not proven to lose anything."""
+        registering it would carry: it is a parameter the instance does not register
+        otherwise (an `nn.ParameterList` of every parameter drawn from the modules does), a
+        torch layer with parameters, buffers or a train / eval switch (what torch 2.13
+        shows of it), an `nn.Sequential` / `nn.ModuleList` / `nn.ModuleDict` holding such
+        a value, or an instance of a module class of the file that inherits from a layer or
+        an unresolved base, reads `self.training`, registers state, sets attributes outside
+        `__init__`, or whose constructor stored such a value. A module of the file that
+        stores only plain values, or values the file cannot show, is not proven to lose
+        anything."""
+        if isinstance(value, Tensor) and _is_registered(value, registered):
+            return False
         if isinstance(value, Obj) and value.torch_layer:
+            if value.kind in MODULE_CONTAINERS and value.kind != "torch.nn.ParameterList":
+                return not depth or any(  # a container's state is its items'
+                    self._may_hold_state(item, registered, depth - 1)
+                    for stored in value.attrs.values()
+                    for item in _stored_state(stored)
+                )
             facts = knowledge.layer(value.kind)
             return facts is None or not facts.stateless or bool(value.attrs)
         if not isinstance(value, Obj) or value.info is None or not depth:
@@ -96,9 +107,10 @@ class ModuleStateChecker(Checker):
         if not _assigned_in_init(classes) <= value.attrs.keys():  # its __init__ not run
             return True
         return any(
-            self._may_hold_state(item, depth - 1)
-            for stored in value.attrs.values()
+            self._may_hold_state(item, registered, depth - 1)
+            for name, stored in value.attrs.items()
             for item in _stored_state(stored)
+            if not _registered_by_name(value, name, item, registered)
         )
 
     # -- findings ------------------------------------------------------------------------
@@ -368,10 +380,12 @@ def _registered(obj: Obj) -> set[tuple[str, int]]:
     for module in modules(obj):
         if module is not obj:
             found.add(_identity(module))
+        every = module.kind == "torch.nn.ParameterList"  # an item stands for each merged
         for value in module.attrs.values():
             for option in options_of(value):
                 if isinstance(option, Tensor) and option.described == "parameter":
                     found.add(_identity(option))
+                    found.update(("storage", s) for s in option.merged if every)
     return found
 
 
@@ -423,7 +437,7 @@ def _container_site(
         return None
     held = _held(history[-1].value)
     lost = [value for value in held if not _is_registered(value, registered)]
-    return site if any(may_hold_state(value) for value in lost) else None
+    return site if any(may_hold_state(value, registered) for value in lost) else None
 
 
 _MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
@@ -453,13 +467,32 @@ def _switches_or_registers(info: ClassInfo) -> bool:
         for node in iter_nodes(method):
             if isinstance(node, cst.Attribute) and dotted(node) == "self.training":
                 return True
-            if isinstance(node, cst.Call):
+            if isinstance(node, cst.Call) and not _registers_nothing(node):
                 called = dotted(node.func) or ""
                 if called.rpartition(".")[2] in _REGISTERING:
                     return True
             if name != "__init__" and _sets_self_attribute(node):
                 return True
     return False
+
+
+def _registered_by_name(module: Obj, name: str, item, registered) -> bool:
+    """`item`, the parameter `module.name`, is registered as what `module.parameters()`
+    yields under that name (an `nn.ParameterList(list(module.parameters()))` elsewhere)."""
+    if not isinstance(item, Tensor) or item.described != "parameter":
+        return False
+    return ("storage", module.parameter(name).storage) in registered
+
+
+def _registers_nothing(call: cst.Call) -> bool:
+    """`self.register_parameter("bias", None)`: the name is kept free, nothing is stored."""
+    called = dotted(call.func) or ""
+    return (
+        called.rpartition(".")[2] == "register_parameter"
+        and len(call.args) == 2
+        and isinstance(call.args[1].value, cst.Name)
+        and call.args[1].value.value == "None"
+    )
 
 
 def _assigned_in_init(classes: list[ClassInfo]) -> set[str]:

@@ -426,6 +426,14 @@ def _numeric(value: Value | None) -> bool:
     return isinstance(value, Const) and not isinstance(value.value, str | None)
 
 
+def drawn_parameters(seq: Seq) -> frozenset[int] | None:
+    """The storages of the parameters a list drawn from modules' parameters holds (an
+    empty list holds none); None when the list holds other things or is not known."""
+    if seq.parameters is not None:
+        return seq.parameters
+    return frozenset() if not seq.items and not seq.any_length else None
+
+
 def _join_sequences(a: Seq, b: Seq) -> Seq | None:
     if not a.any_length and not b.any_length and len(a.items) == len(b.items):
         return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items, strict=True)))
@@ -433,7 +441,12 @@ def _join_sequences(a: Seq, b: Seq) -> Seq | None:
     items = [i for s in (a, b) for i in (s.items[:1] if s.any_length else s.items)]
     if not items:
         return None
-    return Seq((functools.reduce(join, items),), any_length=True, cycle=_common_cycle(a, b))
+    parameters = None  # `params = []` before a loop of `params += list(m.parameters())`
+    if a.parameters is not None or b.parameters is not None:
+        drawn = (drawn_parameters(a), drawn_parameters(b))
+        parameters = None if None in drawn else drawn[0] | drawn[1]
+    item = functools.reduce(join, items)
+    return Seq((item,), any_length=True, cycle=_common_cycle(a, b), parameters=parameters)
 
 
 def _common_cycle(a: Seq, b: Seq) -> tuple | None:

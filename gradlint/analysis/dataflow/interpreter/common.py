@@ -31,6 +31,7 @@ from gradlint.analysis.dataflow.values import (
     Seq,
     Tensor,
     Value,
+    drawn_parameters,
     join,
     new_storage,
     replace,
@@ -260,9 +261,12 @@ def _sequence_arithmetic(operator, a, b):
             return Seq(a.items + b.items)
         if a.cycle is not None and not b.any_length and same_items(a.cycle, b.items):
             return a  # one more pass of the loop that grew it
+        if not a.items and not a.any_length:
+            return b  # `params = []`, then `params += list(m.parameters())`
         parameters = None  # `list(a.parameters()) + list(b.parameters())`: both lists'
-        if a.parameters is not None and b.parameters is not None:
-            parameters = a.parameters | b.parameters
+        drawn = (drawn_parameters(a), drawn_parameters(b))
+        if None not in drawn:
+            parameters = drawn[0] | drawn[1]
         return Seq((join(a.item(0), b.item(0)),), any_length=True, parameters=parameters)
     if name == "Multiply":
         seq = a if isinstance(a, Seq) else b

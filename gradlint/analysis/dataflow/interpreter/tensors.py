@@ -439,6 +439,10 @@ def _returns_view_of_receiver(call: cst.Call) -> bool:
     return facts is not None and facts.aliases_contiguous
 
 
+# containers whose constructor takes one iterable of the items it registers
+_ITERABLE_TAKING = frozenset({"torch.nn.ModuleList", "torch.nn.ParameterList"})
+
+
 class TorchSemantics:
     """The interpreter's tensors: mixed into `Interpreter`, over its shared state."""
 
@@ -446,13 +450,22 @@ class TorchSemantics:
         facts = knowledge.layer(qualified)
         names = tuple(a for a in facts.parameters if _layer_has(call, a)) if facts else ()
         obj = Obj(qualified, None, call, arguments=args, torch_layer=True, parameters=names)
-        if qualified in _CONTAINERS and args is not None:
+        if (qualified in _CONTAINERS or qualified in _ITERABLE_TAKING) and args is not None:
             positional, _ = args
             items = positional
-            if qualified == "torch.nn.ModuleList" and positional and isinstance(positional[0], Seq):
+            if qualified in _ITERABLE_TAKING and positional and isinstance(positional[0], Seq):
                 seq = positional[0]
                 items = [seq.item(0)] if seq.any_length else list(seq.items)
                 obj.attrs["*"] = _element(seq, self.freezes)  # what an unknown index reads
+                if seq.parameters and qualified == "torch.nn.ParameterList":
+                    # it registers every parameter the list was drawn from, each of them
+                    obj.attrs["*"] = Tensor(
+                        new_storage(),
+                        Grad.LEAF,
+                        is_tensor=True,
+                        described="parameter",
+                        merged=seq.parameters,
+                    )
             for number, item in enumerate(items):
                 obj.attrs[str(number)] = item
         wrapped = args[0][0] if args is not None and args[0] else None
