@@ -1,0 +1,1 @@
+from .tokenlearner_pytorch import TokenLearner, TokenFuser
