@@ -2187,6 +2187,74 @@ def test_checkpoint_guarded_by_the_parameters_requiring_grad_is_flagged(tmp_path
     assert "got no gradient" in str(_run(tmp_path, source))
 
 
+# 7, continued: a helper outside any forward called for its effect on a tensor its
+# caller made (DingXiaoH/ACNet acnet/acb.py, issue 31 batch 17: kernel fusion adds the
+# 1xK and Kx1 kernels into the KxK product in place, then returns the product) ----------
+
+KERNEL_FUSION = """\
+import torch
+import torch.nn as nn
+
+
+class ACBlock(nn.Module):
+    def __init__(self, channels):
+        super().__init__()
+        self.square_conv = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.hor_conv = nn.Conv2d(channels, channels, (1, 3), padding=(0, 1), bias=False)
+        self.square_bn = nn.BatchNorm2d(channels)
+        self.hor_bn = nn.BatchNorm2d(channels)
+
+    def _fuse_bn_tensor(self, conv, bn):
+        std = (bn.running_var + bn.eps).sqrt()
+        t = (bn.weight / std).reshape(-1, 1, 1, 1)
+        return conv.weight * t
+
+    def _add_to_square_kernel(self, square_kernel, asym_kernel):
+        asym_h = asym_kernel.size(2)
+        square_h = square_kernel.size(2)
+        top = square_h // 2 - asym_h // 2
+        square_kernel[:, :, top : top + asym_h, :] += asym_kernel
+        {result}
+
+    def get_equivalent_kernel(self):
+        square_k = self._fuse_bn_tensor(self.square_conv, self.square_bn)
+        hor_k = self._fuse_bn_tensor(self.hor_conv, self.hor_bn)
+        {call}
+        return square_k
+
+    def forward(self, x):
+        return self.square_bn(self.square_conv(x)) + self.hor_bn(self.hor_conv(x))
+
+
+block = ACBlock(2)
+kernel = block.get_equivalent_kernel()
+kernel.sum().backward()  # the product saved nothing of itself: the edit breaks no backward
+unfused = block._fuse_bn_tensor(block.square_conv, block.square_bn)
+changed = not torch.equal(kernel, unfused)
+{check}
+"""
+
+
+def test_helper_called_for_its_effect_on_the_callers_product_is_quiet(tmp_path):
+    source = KERNEL_FUSION.format(
+        result="", call="self._add_to_square_kernel(square_k, hor_k)", check="assert changed"
+    )
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None  # fused as asked, and backward works
+
+
+def test_helper_called_for_a_result_of_its_own_that_edits_the_callers_tensor_is_flagged(
+    tmp_path,
+):
+    source = KERNEL_FUSION.format(
+        result="return asym_kernel.abs().sum()",
+        call="scale = self._add_to_square_kernel(square_k, hor_k)",
+        check='assert not changed, "the caller asked for a scale; its kernel was changed"',
+    )
+    assert _findings(source) == [(22, "GL104")]
+    assert "its kernel was changed" in str(_run(tmp_path, source))
+
+
 # A tensor attribute flagged after it was made --------------------------------------
 # seungeunrho/minimalRL sac.py (history.md batch 2c): SAC's temperature is a plain tensor
 # made in __init__ and switched on there (`self.log_alpha.requires_grad = True`); its loss

@@ -473,7 +473,9 @@ def _unexpected(edit: InplaceEdit) -> bool:
     called for that effect or returning the tensor) does what the forward asked; one
     called for a result of its own that also edits it does not. A buffer allocated to be
     filled (`out = torch.zeros(...)` handed over to the callee) or a bookkeeping helper
-    resetting an accumulator is edited on purpose."""
+    resetting an accumulator is edited on purpose. Outside a forward the same holds: a
+    helper called for its effect on a tensor its caller reads again (a kernel-fusion helper
+    adding into the caller's product) does what the caller asked."""
     value = edit.value
     if value.buffer:
         return False
@@ -481,7 +483,7 @@ def _unexpected(edit: InplaceEdit) -> bool:
         return True
     if edit.body.forward is not None:  # the edit runs inside a module's forward
         return edit.read_by_module_caller
-    return value.grad in (Grad.ON, Grad.LEAF)
+    return value.grad in (Grad.ON, Grad.LEAF) and edit.read_by_module_caller
 
 
 def _whose(edit: InplaceEdit) -> str:
