@@ -573,3 +573,56 @@ def test_torch_cat_of_an_unknown_sequence_is_a_tensor_of_unknown_grad(tmp_path):
         assert facts["kind"] == "tensor" and facts["grad"] is None
     tally = _check(tmp_path, JOINED_UNKNOWN)
     assert tally.contradictions == [] and tally.known["kind"] >= 2
+
+
+MODULES_ITERATED = textwrap.dedent(
+    """\
+    from torch import nn
+
+    model = nn.Sequential(nn.Linear(2, 3), nn.ReLU())
+    for m in model.modules():
+        layer = m
+    for name, child in model.named_children():
+        pass
+    found = model.modules()
+    """
+)
+
+
+def test_what_modules_and_named_children_yield_is_a_module_not_the_iterator(tmp_path):
+    stated = StatementFacts(MODULES_ITERATED)
+    for line, name in ((4, "m"), (5, "layer"), (6, "child")):
+        facts = stated.query(line, name).facts
+        assert facts["kind"] == "module" and facts.get("class") is None, name
+    assert stated.query(8, "found").facts.get("kind") is None  # a generator at run time
+    tally = _check(tmp_path, MODULES_ITERATED)
+    assert tally.contradictions == [] and tally.known["kind"] >= 5
+
+
+CONV_OF_UNKNOWN_WIDTH = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+
+
+    def block(width, x):
+        conv = nn.Conv2d(width, 2 * width, 3, padding=1)
+        y = conv(x)
+        return y
+
+
+    for width in (3, 5):  # the widths differ: `width` is unknown in the joined run
+        block(width, torch.randn(2, width, 8, 8))
+    """
+)
+
+
+def test_a_conv_whose_channels_the_file_does_not_fix_keeps_the_rank_and_batch(tmp_path):
+    records = _records(tmp_path, CONV_OF_UNKNOWN_WIDTH)
+    stated = StatementFacts(
+        CONV_OF_UNKNOWN_WIDTH, given=facts.given_arguments(records)[str(tmp_path / "program.py")]
+    )
+    y = stated.query(7, "y").facts
+    assert y["rank"] == 4 and y["dims"][0] == 2 and y["dims"][1] is None
+    tally = _check(tmp_path, CONV_OF_UNKNOWN_WIDTH, given=True)
+    assert tally.contradictions == [] and tally.known["rank"] >= 1

@@ -20,6 +20,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from gradlint.analysis import knowledge
 from gradlint.analysis.context import ModuleIndex, Scope
 from gradlint.analysis.dataflow.interpreter import FileFacts
+from gradlint.analysis.dataflow.interpreter.state import Modules
 from gradlint.analysis.dataflow.values import (
     ClassRef,
     Const,
@@ -125,6 +126,9 @@ def describe(value) -> dict[str, object]:
             facts["kind"] = "object"
             if value.info is not None:
                 facts["class"] = value.kind
+    elif isinstance(value, Modules) and value.item:
+        if value.owner is not None and value.owner.is_module:  # torch's `Module.modules()`
+            facts["kind"] = "module"
     elif isinstance(value, Optimizer):
         facts["kind"] = "optimizer"
     elif isinstance(value, Const):

@@ -1263,9 +1263,11 @@ def _layer(name: str, args: Args) -> Layer | None:
         sizes = as_dim(args.get(0, "num_embeddings")), as_dim(args.get(1, "embedding_dim"))
         return Layer("embedding", sizes) if None not in sizes else None
     if name in torch_ops.SHAPE_CONV_LAYERS:
-        channels = as_dim(args.get(0, "in_channels")), as_dim(args.get(1, "out_channels"))
-        if None in channels:
-            return None
+        # channels the file does not fix are sizes of their own, as a Linear's features
+        channels = tuple(
+            c if c is not None else model.fresh()
+            for c in (as_dim(args.get(0, "in_channels")), as_dim(args.get(1, "out_channels")))
+        )
         spatial = torch_ops.SHAPE_CONV_LAYERS[name]
         window = _window(args, spatial, 2, kernel="kernel_size", stride_default=1)
         return Layer("conv", (*channels, spatial, window))

@@ -777,7 +777,7 @@ class Calls:
         if name in ("modules", "children"):
             return Modules(obj)
         if name in ("named_modules", "named_children"):
-            return Seq((Seq((None, Modules(obj))),), any_length=True)
+            return Seq((Seq((None, Modules(obj, item=True))),), any_length=True)
         if name in _SAME_MODULE_METHODS:
             if name == "requires_grad_":
                 flag = _truth(args[0][0]) if args[0] else True

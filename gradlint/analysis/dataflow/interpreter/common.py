@@ -195,7 +195,7 @@ def _element(value, freezes: bool):
     if isinstance(value, Obj) and "*" in value.attrs:
         return value.attrs["*"]
     if isinstance(value, Modules):
-        return value
+        return Modules(value.owner, item=True)
     if isinstance(value, Tensor) and value.is_tensor:  # iterating a tensor unbinds it
         return replace(value.as_view(), multi_view="unbind", shape=row_shape(value.shape))
     if isinstance(value, Tensor):

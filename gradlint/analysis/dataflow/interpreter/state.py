@@ -152,9 +152,11 @@ class _Apply:
 
 @dataclass(frozen=True)
 class Modules:
-    """`module.modules()` / `children()`: setting `inplace` on them reaches every layer."""
+    """`module.modules()` / `children()`: setting `inplace` on them reaches every layer.
+    `item`: one of the modules they yield (a loop's item), not the iterator itself."""
 
     owner: Obj | None
+    item: bool = False
 
 
 class _Marker:
