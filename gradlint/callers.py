@@ -39,11 +39,14 @@ from gradlint import project
 MAX_PROJECT_FILES = 400
 # Directories above the package top a project may hold its scripts in.
 MAX_LEVELS_UP = 2
-_SKIPPED = {"site-packages", "dist-packages", "node_modules", "build", "dist"}
 _DEFINED = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 _WORD = re.compile(rb"\w+")
-_NO_GRAD = {"no_grad", "inference_mode"}
+# a file that does import torch (`import torch`, `from torch.nn import ...` starting a
+# line): stricter than the engine's prefilter, which parses any file whose import lines
+# may name a torch package (`import numpy as torch` too: parsing it costs little; taking
+# it as a caller would lint its helpers as torch code)
 _IMPORTS_TORCH = re.compile(rb"^[ \t]*(?:import|from)[ \t]+torch\b", re.MULTILINE)
+_NO_GRAD = {"no_grad", "inference_mode"}
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,9 @@ def _tree(top: str) -> tuple[str, ...] | None:
         subdirectories[:] = sorted(
             d
             for d in subdirectories
-            if not d.startswith((".", "__")) and d not in _SKIPPED and "venv" not in d
+            if not d.startswith((".", "__"))
+            and d not in project.OUTSIDE_PROJECT
+            and "venv" not in d
         )
         found += [os.path.join(directory, n) for n in sorted(names) if n.endswith(".py")]
         if len(found) > MAX_PROJECT_FILES:

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from gradlint.patterns import glob_matches, pattern_spec
+from gradlint.project import OUTSIDE_PROJECT
 
 # Directory names never walked into unless `exclude` replaces this list (hidden
 # directories and virtualenvs are always skipped, see discovery.py).
-DEFAULT_EXCLUDE = ("venv", "__pycache__", "site-packages", "build", "dist", "node_modules")
+DEFAULT_EXCLUDE = OUTSIDE_PROJECT
 PROBE_MODES = ("witness", "definitions", "exec")
 CODE_PROBES = ("definitions", "exec")  # the modes that run the linted project's code
 # Deepest nesting (libcst tree levels) a file may have before it gets GL001 instead of a

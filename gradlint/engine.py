@@ -32,7 +32,7 @@ from gradlint.checks import Checker, load_checkers
 from gradlint.config import DEFAULT_MAX_DEPTH, Config
 from gradlint.depth import NOTEBOOK_FLAGS, compile_file, compiles_within, deeper_than, is_utf8
 from gradlint.diagnostic import Diagnostic
-from gradlint.filecontext import FileContext
+from gradlint.filecontext import FileContext, own_line
 from gradlint.guard import (
     MESSAGE_LIMIT,
     declared_encoding,
@@ -725,14 +725,16 @@ def _own_lines(diagnostics: list[Diagnostic], header: int, added: int) -> list[D
     project definitions follow), numbered as in the file."""
     kept = []
     for found in diagnostics:
-        if header < found.line <= header + added:
+        line = own_line(found.line, (header, added))
+        if line is None:
             continue
-        if found.line > header:
-            found.line -= added
-            found.end_line -= added
+        shift = found.line - line
+        if shift:
+            found.line -= shift
+            found.end_line -= shift
             if found.fix is not None:
                 edits = tuple(
-                    dataclasses.replace(e, line=e.line - added, end_line=e.end_line - added)
+                    dataclasses.replace(e, line=e.line - shift, end_line=e.end_line - shift)
                     for e in found.fix.edits
                 )
                 found.fix = dataclasses.replace(found.fix, edits=edits)

@@ -85,11 +85,10 @@ class FileContext:
         return self._positions[node]
 
     def line(self, node: cst.CSTNode) -> int:
-        """The line `node` starts on, numbered as in the file (what a message names):
-        below the linked definitions, its line in `module` less the lines they take."""
+        """The line `node` starts on, numbered as in the file (what a message names)."""
         line = self.position(node).start.line
-        header, added = self.linked_lines
-        return line - added if line > header + added else line
+        own = own_line(line, self.linked_lines)
+        return line if own is None else own
 
     def code_for(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
@@ -159,3 +158,13 @@ def positions(module: cst.Module) -> dict[cst.CSTNode, CodeRange]:
     )
     module._codegen(state)
     return recorder._computed
+
+
+def own_line(line: int, linked_lines: tuple[int, int]) -> int | None:
+    """A line of the linted module numbered as in the file: the module is the file's first
+    `header` lines, the `added` lines of the project definitions linked in, then the rest
+    of the file (`linked_lines` = (header, added)). None on a linked definition's line."""
+    header, added = linked_lines
+    if header < line <= header + added:
+        return None
+    return line - added if line > header else line

@@ -67,6 +67,20 @@ class _Module:
     imports: list[ast.stmt] = field(default_factory=list)
 
 
+# -- what a project is --------------------------------------------------------------------
+
+# directories that hold no project code: virtualenvs, installed packages, build output
+# (config.DEFAULT_EXCLUDE; a project's file tree skips them too)
+OUTSIDE_PROJECT = (
+    "venv",
+    "__pycache__",
+    "site-packages",
+    "dist-packages",
+    "build",
+    "dist",
+    "node_modules",
+)
+
 # -- where modules are --------------------------------------------------------------------
 
 
