@@ -626,3 +626,23 @@ def test_a_conv_whose_channels_the_file_does_not_fix_keeps_the_rank_and_batch(tm
     assert y["rank"] == 4 and y["dims"][0] == 2 and y["dims"][1] is None
     tally = _check(tmp_path, CONV_OF_UNKNOWN_WIDTH, given=True)
     assert tally.contradictions == [] and tally.known["rank"] >= 1
+
+
+NUMBERS_GIVEN = """\
+def scaled(width, eps, other, x):
+    half = width // 2
+    shift = eps * other
+    rule = "-" * width
+    return half, shift, rule
+"""
+
+
+def test_a_number_every_call_passed_is_a_number_and_stays_one_only_with_numbers():
+    number, unknown = {"kind": "number"}, {"kind": "other"}
+    given = {(1, "scaled"): {True: {"width": number, "eps": number, "other": unknown}}}
+    stated = StatementFacts(NUMBERS_GIVEN, given=given)
+    assert stated.query(2, "half").facts["kind"] == "number"
+    # a number times what may be a tensor (torchvision's `intsctk / (unionk + eps)`), or a
+    # string repeated a number of times: not proven a number
+    assert stated.query(3, "shift").facts.get("kind") is None
+    assert stated.query(4, "rule").facts.get("kind") is None

@@ -22,7 +22,17 @@ import libcst as cst
 
 from gradlint.analysis import torch_ops as ops
 from gradlint.analysis.dataflow import graphs
-from gradlint.analysis.dataflow.values import Cut, Grad, Mapping, Number, Seq, Tensor, replace
+from gradlint.analysis.dataflow.values import (
+    Const,
+    Cut,
+    Grad,
+    Mapping,
+    Number,
+    Seq,
+    Size,
+    Tensor,
+    replace,
+)
 
 _LINEAR_TERMS = frozenset({"add", "sub", "subtract", "rsub"})
 _KEEPS_TERMS = frozenset({"sum", "mean", "neg", "negative", "nansum", "nanmean"})
@@ -51,6 +61,16 @@ def _neutral(value) -> bool:
     if isinstance(value, Number):
         return value.data
     return value is not None
+
+
+def _plain_number(value) -> bool:
+    """A Python number: a Number that is no array, an int or float literal, a size."""
+    if isinstance(value, Number):
+        return not value.array
+    if isinstance(value, Const):
+        marker = getattr(value.value, "name", "")  # the interpreter's AN_INT
+        return type(value.value) in (int, float, bool) or marker == "an int"
+    return isinstance(value, Size)
 
 
 def inherited(inputs) -> Cut | None:
@@ -95,7 +115,9 @@ def arithmetic(operator: cst.BaseBinaryOp | cst.BaseAugOp, left, right):
     if not isinstance(left, Number) and not isinstance(right, Number):
         return None
     known = inherited([left, right])
-    array = any(isinstance(v, Number) and v.array for v in (left, right))
+    # with an operand not proven a number (a tensor, an array, a string at run time) the
+    # result may be one too: `unknown * n`, `"-" * n`
+    array = not all(_plain_number(v) for v in (left, right))
     if known is None and all(_neutral(v) for v in (left, right)):
         return Number(data=True, array=array)
     scales = cst.Multiply | cst.Divide | cst.MultiplyAssign | cst.DivideAssign

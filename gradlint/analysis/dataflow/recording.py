@@ -196,9 +196,12 @@ _GRADS = {"off": Grad.OFF, "leaf": Grad.LEAF, "nonleaf": Grad.ON}
 def given_value(facts: dict):
     """The abstract value of an argument whose runtime facts (joined over every call) are
     `facts`: a tensor with the grad status, dtype class, shape (a size the calls disagree
-    on a symbol) and contiguity they state, or None; else None (not modelled)."""
+    on a symbol) and contiguity they state, or None, or a number of unknown value; else
+    None (not modelled)."""
     if facts.get("kind") == "none":
         return Const(None)
+    if facts.get("kind") == "number":
+        return Number()  # a Python int or float of unknown value
     if facts.get("kind") not in ("tensor", "parameter"):
         return None
     dims = facts.get("shape")

@@ -176,7 +176,9 @@ class Number:
 
     cut: Cut | None = None
     data: bool = False  # read out of data only (no cut, and no graph of the parameters)
-    array: bool = False  # may be an array or a list (`.numpy()`, `.tolist()`, numpy's)
+    # may be an array or a list (`.numpy()`, `.tolist()`, numpy's), or what an operand not
+    # proven a number makes it (`t.item() * reward`: reward may be a tensor)
+    array: bool = False
 
 
 @dataclass(frozen=True)
