@@ -2255,6 +2255,82 @@ def test_helper_called_for_a_result_of_its_own_that_edits_the_callers_tensor_is_
     assert "its kernel was changed" in str(_run(tmp_path, source))
 
 
+# A slice of an nn.ParameterList is a ParameterList (aimagelab/mammoth models/lucir.py,
+# issue 31 batch 19: LUCIR's cosine classifier keeps one weight per task in a
+# ParameterList, and the optimizer freezes the later ones with `lr=0` through
+# `list(weights[1:])`: parameters, not views of one) ------------------------------------
+
+LUCIR_CLASSIFIER = """\
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class CustomClassifier(nn.Module):
+    def __init__(self, in_features, cpt, n_tasks):
+        super().__init__()
+        self.weights = {weights}
+        self.sigma = nn.parameter.Parameter(torch.Tensor(1))
+        self.n_tasks = n_tasks
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        for i in range(self.n_tasks):
+            stdv = 1.0 / math.sqrt(self.weights[i].size(1))
+            self.weights[i].data.uniform_(-stdv, stdv)
+        self.sigma.data.fill_(1)
+
+    def forward(self, x):
+        x = F.normalize(x, p=2, dim=1)
+        out = [F.linear(x, F.normalize(self.weights[t], p=2, dim=1)) for t in range(self.n_tasks)]
+        return torch.cat(out, dim=1) * self.sigma
+
+
+class Lucir:
+    def __init__(self, net, n_classes_per_task, n_tasks):
+        self.net = net
+        self.net.classifier = CustomClassifier(
+            self.net.classifier.in_features, n_classes_per_task, n_tasks
+        )
+        upd_weights = [p for n, p in self.net.named_parameters() if "classifier" not in n] + [
+            self.net.classifier.weights[0],
+            self.net.classifier.sigma,
+        ]
+        fix_weights = list(self.net.classifier.weights[1:])
+        self.opt = torch.optim.SGD(
+            [{{"params": upd_weights, "lr": 0.1}}, {{"params": fix_weights, "lr": 0}}]
+        )
+
+
+net = nn.Sequential()
+net.add_module("features", nn.Linear(4, 8))
+net.add_module("classifier", nn.Linear(8, 2))
+Lucir(net, 2, 3)
+"""
+
+
+def test_slice_of_a_parameter_list_given_to_an_optimizer_is_quiet(tmp_path):
+    weights = (
+        "nn.ParameterList([nn.parameter.Parameter(torch.Tensor(cpt, in_features))"
+        " for _ in range(n_tasks)])"
+    )
+    source = LUCIR_CLASSIFIER.format(weights=weights)
+    assert _findings(source) == []
+    assert _run(tmp_path, source) is None
+
+
+def test_slice_of_one_stacked_parameter_given_to_an_optimizer_is_flagged(tmp_path):
+    weights = "nn.Parameter(torch.Tensor(n_tasks, cpt, in_features))"
+    source = LUCIR_CLASSIFIER.format(weights=weights)
+    assert _findings(source) == [(39, "GL206")]
+    path = tmp_path / "case.py"
+    path.write_text(source)
+    with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
+        runpy.run_path(str(path))
+
+
 # A tensor attribute flagged after it was made --------------------------------------
 # seungeunrho/minimalRL sac.py (history.md batch 2c): SAC's temperature is a plain tensor
 # made in __init__ and switched on there (`self.log_alpha.requires_grad = True`); its loss

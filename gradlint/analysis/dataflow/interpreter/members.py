@@ -56,6 +56,8 @@ from gradlint.analysis.dataflow.values import (
 from gradlint.analysis.names import dotted
 
 _SLICE = Const(_Marker("slice"))  # a flag whose default is False, left to the caller
+# torch containers whose slice is a container of the same kind
+_SLICED_ALIKE = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ParameterList"})
 
 
 def _alike(old: Value | None, new: Value | None) -> bool:
@@ -319,6 +321,8 @@ class Members:
             return found
         if isinstance(base, Mapping):
             return base.get(key if isinstance(key, str) else None)
+        if isinstance(base, Obj) and index is _SLICE:
+            return self._slice_of_container(base, expr.slice[0].slice)
         if isinstance(base, Obj):
             if isinstance(key, int):
                 count = sum(1 for k in base.attrs if k.isdigit())
@@ -339,6 +343,39 @@ class Members:
                 return Seq((joined,), any_length=True)
             numbers.append(number)
         return Seq(base.items[slice(*numbers)])
+
+    def _slice_of_container(self, base: Obj, bounds: cst.Slice) -> Obj | None:
+        """`layers[a:b]` of an nn.Sequential, ModuleList or ParameterList: a container of
+        the same kind, never one of its items (`list(weights[1:])` lists parameters). Its
+        items exactly when they and the bounds are known; a ModuleList or ParameterList
+        whose items are not (built from a comprehension) holds what every item is."""
+        if not (base.torch_layer and base.kind in _SLICED_ALIKE):
+            return None
+        sliced = Obj(
+            base.kind,
+            None,
+            base.constructor,
+            torch_layer=True,
+            frozen=base.frozen,
+            grad_off=base.grad_off,
+        )
+        if "*" in base.attrs:
+            if base.kind == "torch.nn.Sequential":
+                return None  # its stages, run in order when called, are not known
+            sliced.attrs["*"] = base.attrs["*"]
+            return sliced
+        numbers = []
+        for part in (bounds.lower, bounds.upper, bounds.step):
+            number = self._literal_of(part) if part is not None else None
+            if part is not None and type(number) is not int:
+                return None
+            numbers.append(number)
+        items = [
+            item for _, item in sorted((int(k), v) for k, v in base.attrs.items() if k.isdigit())
+        ]
+        for number, item in enumerate(items[slice(*numbers)]):
+            sliced.attrs[str(number)] = item
+        return sliced
 
     def _eval_index(self, expr: cst.Subscript, state: State, frame: Frame) -> list:
         values = []
