@@ -2331,6 +2331,39 @@ def test_slice_of_one_stacked_parameter_given_to_an_optimizer_is_flagged(tmp_pat
         runpy.run_path(str(path))
 
 
+# `[:1]` keeps one row (facebookresearch/DeeperCluster src/trainer.py, issue 31 batch 19:
+# a top-1 accuracy takes `output.topk(1, ...)`, transposes it and views `correct[:1]`, a
+# (1, B) tensor: a dim of size 1 merges with any other) ---------------------------------
+
+TOP1_ACCURACY = """\
+import torch
+
+
+def accuracy(output, target):
+    with torch.no_grad():
+        batch_size = target.size(0)
+        _, pred = output.topk({k}, 1, True, True)
+        pred = pred.t()
+        correct = pred.eq(target.view(1, -1).expand_as(pred))
+        correct_1 = correct[:{k}].view(-1).float().sum(0, keepdim=True)
+        return correct_1.mul_(100.0 / batch_size)
+"""
+# the project's caller passes a model's output, of a shape the file does not show
+TOP1_CALL = "\naccuracy(torch.randn(8, 10), torch.randint(0, 10, (8,)))\n"
+
+
+def test_first_row_of_a_transposed_top1_viewed_flat_is_quiet(tmp_path):
+    source = TOP1_ACCURACY.format(k=1)
+    assert _findings(source) == []
+    assert _run(tmp_path, source + TOP1_CALL) is None
+
+
+def test_first_rows_of_a_transposed_top5_viewed_flat_are_flagged(tmp_path):
+    source = TOP1_ACCURACY.format(k=5)
+    assert _findings(source) == [(10, "GL401")]
+    assert "view size is not compatible" in str(_run(tmp_path, source + TOP1_CALL))
+
+
 # A tensor attribute flagged after it was made --------------------------------------
 # seungeunrho/minimalRL sac.py (history.md batch 2c): SAC's temperature is a plain tensor
 # made in __init__ and switched on there (`self.log_alpha.requires_grad = True`); its loss

@@ -1537,6 +1537,8 @@ def _sliced(shape: Shape, position: int, bounds: list | Window) -> Shape | None:
         and lower >= 0
     ):
         dims[position] = max(0, min(upper, size) - lower)
+    elif step is _ABSENT and lower == 0 and upper == 1:
+        dims[position] = 1  # `[:1]`: one row of any tensor not empty along that dim
     else:
         dims[position] = model.fresh()
     narrowed = dims[position]
