@@ -26,6 +26,39 @@ def _load(name: str):
 facts = _load("facts")
 
 PROGRAMS = {
+    # a freeze over a set of modules the interpreter cannot list (`to_freeze = set()`,
+    # `.add(m)` / `.discard(m)`): the parameters of the model's modules are not proven to
+    # require grad (gt-pyg#112, batch 8: `h = self.node_emb(x)` was stated to need grad)
+    "freeze_over_a_set_of_modules": """\
+        import torch
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Linear(3, 4)
+                self.head = nn.Linear(4, 1)
+
+            def freeze(self, exclude):
+                to_freeze = set()
+                for m in [self.emb, self.head]:
+                    to_freeze.add(m)
+                to_freeze.discard(exclude)
+                for module in list(to_freeze):
+                    for param in module.parameters():
+                        param.requires_grad = False
+
+            def forward(self, x):
+                h = self.emb(x)
+                return self.head(h)
+
+
+        net = Net()
+        net.freeze(exclude=net.head)
+        out = net(torch.randn(2, 3))
+        out.sum().backward()
+        """,
     # `losses[i] += loss` of a list of numbers makes that item the tensor `0 + loss`
     # (dragen1860's MAML, tests/corpus: `losses_q[-1] / task_num` was stated a number)
     "number_item_augmented_by_a_tensor": """\

@@ -303,7 +303,8 @@ class TrainingEvent:
     (`x.zero_grad()`), "clear" (a `.grad` assigned, deleted or edited in place; a call
     of a function named like zero_grad, or of a function the file defines to clear
     gradients), "optimizer" (a `torch.optim` optimizer built: `receiver`, the very value
-    its steps are called on) or "forward" (a module called, from `time` to `end`).
+    its steps are called on), "forward" (a module called, from `time` to `end`) or
+    "mode" (`module.train(...)` / `module.eval()` on `receiver`, setting `mode`).
 
     `run` tells the analysed bodies apart (the module, each function on its own), `path`
     is where the event sits in it (branches, loop passes, inlined calls), `time` orders it
@@ -329,3 +330,4 @@ class TrainingEvent:
     # no backward since), so it edits nothing
     idle: bool = False
     end: int = 0  # forward: when the call returned
+    mode: bool | None = None  # mode: True for train mode, False for eval, None: not known

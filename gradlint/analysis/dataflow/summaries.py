@@ -27,7 +27,7 @@ ORDERED = ("backward_calls", "optimizers", "checkpoints", "built_in_forward")
 # Lists whose events name the run (`Body.standalone`): copied into each caller's run.
 PLACED = ("edits", "module_attributes")
 # training events a summary replays in its caller's run; a run with others is not kept
-REPLAYED = frozenset({"clear", "forward"})
+REPLAYED = frozenset({"clear", "forward", "mode"})
 
 
 @dataclass

@@ -353,6 +353,9 @@ class Calls:
             if bound is not None:
                 callee = bound
             else:
+                if func.attr.value in ("train", "eval") and receiver.is_module:
+                    mode = _mode_set(func.attr.value, args)
+                    self._trace("mode", call, frame, receiver=receiver, mode=mode)
                 return self._module_method(receiver, func.attr.value, args)
         if isinstance(callee, Obj):
             return self._call_module(call, callee, args, state, frame)
@@ -791,6 +794,16 @@ class Calls:
                     freezing.thaw(obj, deep=True)
             return obj
         return None
+
+
+def _mode_set(name: str, args) -> bool | None:
+    """The mode `module.eval()` (False) or `module.train(mode=True)` sets (None: a flag
+    not known)."""
+    if name == "eval":
+        return False
+    positional, keywords = args
+    given = positional[0] if positional else keywords.get("mode", Const(True))
+    return _truth(given)
 
 
 _GRAD_SWITCHES = frozenset(

@@ -35,11 +35,13 @@ from gradlint.analysis.dataflow.values import (
     Function,
     Mapping,
     Number,
+    Obj,
     Parameters,
     Seq,
     Tensor,
     Value,
     join,
+    options_of,
     replace,
 )
 from gradlint.analysis.names import dotted
@@ -341,7 +343,15 @@ class Statements:
                 before.env[name] = value
 
     def _freezing_loop(self, loop: cst.For, source, state: State, frame: Frame) -> None:
-        """`for p in m.parameters(): p.requires_grad = False` freezes all of `m`."""
+        """`for p in m.parameters(): p.requires_grad = False` freezes all of `m`; with `m`
+        not known (an item of a set of modules), any module the body can reach may be."""
+        unknown_owner = source is None or isinstance(source, Parameters) and source.owner is None
+        if unknown_owner and _iterates_parameters(loop):
+            flag = freezing.loop_flag(loop, lambda e: _truth(self._peek(e, state, frame)))
+            if flag is not None:
+                self._changed(None)
+                self._may_freeze_reachable(state, thaw=flag is not False)
+            return
         if not isinstance(source, Parameters) or source.owner is None:
             return
         flag = freezing.loop_flag(loop, lambda expr: _truth(self._peek(expr, state, frame)))
@@ -352,6 +362,17 @@ class Statements:
         elif flag is not None:
             freezing.may_freeze(source.owner)
             freezing.thaw(source.owner, deep=True)
+
+    @staticmethod
+    def _may_freeze_reachable(state: State, thaw: bool) -> None:
+        """Every module a name of the body holds (`self` among them) may have had its
+        parameters' requires_grad switched: none is proven either way."""
+        for value in list(state.env.values()):
+            for option in options_of(value):
+                if isinstance(option, Obj) and option.is_module:
+                    freezing.may_freeze(option)
+                    if thaw:
+                        freezing.thaw(option, deep=True)
 
     def _with(self, statement: cst.With, state: State, frame: Frame) -> State | None:
         outer = state.grad
@@ -704,4 +725,14 @@ def _rebinds_globals(call: cst.BaseExpression, imports) -> bool:
         and isinstance(func.value, cst.Call)
         and isinstance(func.value.func, cst.Name)
         and func.value.func.value == "globals"
+    )
+
+
+def _iterates_parameters(loop: cst.For) -> bool:
+    """`for p in <something>.parameters():` (or `.named_parameters()`)."""
+    call = loop.iter
+    return (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value in ("parameters", "named_parameters")
     )
