@@ -52,6 +52,7 @@ class Summary:
     placed: dict[str, list]  # PLACED list name -> the events the run appended to it
     training: tuple[TrainingEvent, ...]  # of its run, below `Place`s `base` long
     base: int
+    fresh_result: frozenset[int]  # saved outputs it returns unread (common._fresh_result)
 
 
 def traced(facts, before: dict[str, int], run: int) -> tuple[TrainingEvent, ...] | None:

@@ -45,9 +45,12 @@ class SavedUses:
     fresh: dict[int, cst.CSTNode | None] = field(default_factory=dict)
     watch: dict[int, tuple[InplaceEdit, ...]] = field(default_factory=dict)
     quiet: str | None = None
+    # while evaluating `name = expr`: the watched storages it read differentiably, whose
+    # edits the bound result carries (shared by the copies branches make meanwhile)
+    carried: set[int] | None = None
 
     def copy(self) -> SavedUses:
-        return SavedUses(dict(self.fresh), dict(self.watch), self.quiet)
+        return SavedUses(dict(self.fresh), dict(self.watch), self.quiet, self.carried)
 
     def join(self, other: SavedUses) -> None:
         """After two paths meet: fresh only if fresh alike on both, watched if on either."""
@@ -76,8 +79,34 @@ class SavedUses:
             elif first is not statement:
                 del self.fresh[storage]
         if self.quiet is None and storage in self.watch:
+            if self.carried is not None:
+                self.carried.add(storage)
+                return
             for edit in self.watch.pop(storage):
                 edit.unused = False
+
+    def carry(self) -> set[int] | None:
+        """Start evaluating the value of `name = expr`; the set being carried before."""
+        outer, self.carried = self.carried, set()
+        return outer
+
+    def carried_into(self, outer: set[int] | None, result: int | None) -> None:
+        """`name = expr` evaluated: the watched tensors it read reach backward only if the
+        result bound does (`y = net(x)`, `z = torch.min(y, w)`): the result's storage is
+        watched for their edits. `result` None (not one tensor, or the evaluation changed
+        instances, which may keep what it read): each read is a use."""
+        read, self.carried = self.carried or set(), outer
+        if outer is not None:
+            outer |= read
+            return
+        for storage in read:
+            edits = self.watch.get(storage, ())
+            if result is None:
+                for edit in self.watch.pop(storage, ()):
+                    edit.unused = False
+            else:
+                mine = self.watch.get(result, ())
+                self.watch[result] = mine + tuple(e for e in edits if e not in mine)
 
     def edited(self, edit: InplaceEdit, storage: int, statement: cst.CSTNode | None) -> None:
         """An in-place edit of a tensor an op saved: watched when it is a fresh output

@@ -43,6 +43,7 @@ from gradlint.analysis.dataflow.interpreter.common import (
     _combined,
     _discarded,
     _element,
+    _fresh_result,
     _heard,
     _histories,
     _last_name,
@@ -667,6 +668,8 @@ class Calls:
             modes = {e.grad for e in exits}
             state.grad = modes.pop() if len(modes) == 1 else None
             frame.sets_grad = True  # and the call outlives this one (`train_epoch()`)
+        for storage in _fresh_result(callee.returns, exits):
+            state.uses.saved_output(storage)
         returned = {s for value in callee.returns for s in _storages(value)}
         for_result = bool(callee.returns) and not _discarded(frame.statement, call)
         edits = self.facts.edits[before:]

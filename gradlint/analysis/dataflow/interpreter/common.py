@@ -108,6 +108,18 @@ def _returned(values: list) -> Value | None:
     return functools.reduce(join, values)
 
 
+def _fresh_result(returns: list, exits: list[State]) -> frozenset[int]:
+    """The returned tensors an op of the function saved as its own output (`return
+    torch.tanh(x)`) that nothing but the `return` read, on every way out: fresh outputs
+    to the caller too (uses.py)."""
+    found = set()
+    for storage in {s for value in returns for s in _storages(value)}:
+        firsts = [e.uses.fresh.get(storage, False) for e in exits]
+        if firsts and all(first is None or isinstance(first, cst.Return) for first in firsts):
+            found.add(storage)
+    return frozenset(found)
+
+
 def _heard(frame: Frame, receiver: str | None, parameters, modules, data_writes) -> None:
     """What a method run on `receiver` read and wrote, as its caller's `frame` sees it:
     `self.x` read by the method is `<receiver>.x` there, and a `.data` write in a helper

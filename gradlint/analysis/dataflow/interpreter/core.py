@@ -51,6 +51,7 @@ from gradlint.analysis.dataflow.interpreter.common import (
     MAX_STEPS,
     OPT_IN,
     _fingerprint,
+    _fresh_result,
     _heard,
     _returned,
     _takes_self,
@@ -496,6 +497,7 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
             summaries.appended(self.facts, lengths, summaries.PLACED),
             training,
             len(self.path) + 1 if frame.depth else 0,  # an inline run's own `Place`
+            _fresh_result(frame.returns, exits),
         )
         new_generation()
 
@@ -718,6 +720,8 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
         reads = summary.read_parameters, summary.called_modules
         _heard(frame, receiver, *reads, summary.data_writes)
         state.saved.update(summary.saved)
+        for storage in summary.fresh_result:
+            state.uses.saved_output(storage)
         if summary.grad_after is not None:
             state.grad = summary.grad_after[0]
             frame.sets_grad = True  # so does its caller, for the caller's callers

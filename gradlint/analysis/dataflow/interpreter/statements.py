@@ -461,6 +461,11 @@ class Statements:
             read = set(frame.read_parameters)
             value = self.eval(node.value, state, frame)
             frame.read_parameters = read
+        elif len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            outer, heap = state.uses.carry(), self.heap
+            value = self.eval(node.value, state, frame)
+            bound = value.storage if isinstance(value, Tensor) and self.heap == heap else None
+            state.uses.carried_into(outer, bound)
         else:
             value = self.eval(node.value, state, frame)
         if any(_names_grad(target.target) for target in node.targets):
