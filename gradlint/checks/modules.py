@@ -435,7 +435,9 @@ def _container_site(
         empty = _is_empty(event.value)
     if site is None:
         return None
-    held = _held(history[-1].value)
+    held: list = []  # what it holds since it was last assigned, whichever branch grew it
+    for event in history:
+        held = [*(held if event.grown else []), *_held(event.value)]
     lost = [value for value in held if not _is_registered(value, registered)]
     return site if any(may_hold_state(value, registered) for value in lost) else None
 

@@ -33,6 +33,7 @@ from gradlint.analysis.dataflow.values import (
 from gradlint.analysis.names import ImportTable, dotted
 from gradlint.analysis.shapes import model
 from gradlint.analysis.shapes.model import Dim, Prod, Shape, Sym
+from gradlint.analysis.walk import iter_nodes
 
 BATCH = Sym("batch")
 _RESHAPES = frozenset({"view", "reshape"})
@@ -292,9 +293,12 @@ class ShapeFlow:
                 return None  # variadic (`...`, `*batch`) or anonymous dims
         return Shape.contiguous(dims)
 
-    def argument(self, batched: bool) -> Shape:
-        """A `forward()` argument, dense, of unknown rank; batch first for an entry module
-        (a submodule's argument is what its parent's forward passes)."""
+    def argument(self, function: cst.FunctionDef, name: str, submodule: bool) -> Shape:
+        """A `forward()` argument, dense, of unknown rank; batch first for an entry module.
+        A submodule's argument is what its parent's forward passes (an edge index of shape
+        (2, E)): batch first only when the forward reads its first dim as a size of its own
+        (`bsz, seq_len, _ = x.shape`, `x.size(0)`)."""
+        batched = not submodule or _reads_leading_size(function, name)
         return Shape(None, None, lead=BATCH if batched else None, dense=True)
 
     def unpacked(self, tensor: Tensor, names: list[str | None]) -> tuple[Tensor, Seq] | None:
@@ -935,6 +939,28 @@ def _own_sizes_moved(node: cst.Call, shape: Shape, new: list[Dim], args: Args):
     groups = [((k,) if k is not None else left, (j,)) for j, k in enumerate(read)]
     order = [i for olds, _ in groups for i in olds if shape.dims[i] != 1]  # 1s move freely
     return tuple(groups) if order != sorted(order) else None
+
+
+def _reads_leading_size(function: cst.FunctionDef, name: str) -> bool:
+    """`function` reads the first dim of its argument `name` as a size: `name.size(0)`,
+    `name.shape[0]`, `len(name)`, or the first name of `b, ... = name.shape` /
+    `name.size()`."""
+    for node in iter_nodes(function):
+        if _own_dim(node, name) == 0:
+            return True
+        called = isinstance(node, cst.Call) and dotted(node.func) == "len"
+        if called and len(node.args) == 1 and dotted(node.args[0].value) == name:
+            return True
+        if isinstance(node, cst.Assign) and isinstance(node.targets[0].target, cst.Tuple):
+            value = node.value
+            if isinstance(value, cst.Call) and not value.args:
+                value = value.func  # `name.size()`
+            first = node.targets[0].target.elements[0].value
+            whole = isinstance(value, cst.Attribute) and value.attr.value in ("shape", "size")
+            named = isinstance(first, cst.Name) and first.value != "_"
+            if whole and named and dotted(value.value) == name:
+                return True
+    return False
 
 
 def _own_dim(expr: cst.BaseExpression, receiver: str) -> int | None:

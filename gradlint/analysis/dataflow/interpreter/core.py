@@ -515,7 +515,7 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
             forward_input=param.name.value,
             input_of=node,
             shape=(
-                self.shapes.argument(batched=owner.name not in self.submodules)
+                self.shapes.argument(node, param.name.value, owner.name in self.submodules)
                 if role == "module_forward" and owner is not None
                 else None
             ),
