@@ -93,7 +93,8 @@ def given_arguments(records: list[dict]) -> dict[str, dict]:
     """file -> (first line, function) -> grad mode a call started in -> argument -> the
     facts every call starting in that mode passed it (kind, grad status, dtype class,
     contiguity alike in all; shape when the ranks agree, a size the calls disagree on
-    None), from the runtime's entry records."""
+    None; `or_none` when some passed None and others not), from the runtime's entry
+    records."""
     seen: dict[str, dict] = {}
     for record in records:
         if "entry" not in record:
@@ -122,6 +123,9 @@ def _joined(calls: list[dict]) -> dict:
         for facet in ("kind", "grad", "dtype", "contiguous")
         if first.get(facet) is not None and all(call.get(facet) == first[facet] for call in calls)
     }
+    kinds = {call.get("kind") for call in calls}
+    if "none" in kinds and len(kinds) > 1:
+        joined["or_none"] = True  # None in some calls, another value in others
     shapes = [call.get("shape") for call in calls]
     if all(shape is not None and len(shape) == len(shapes[0]) for shape in shapes):
         joined["shape"] = [

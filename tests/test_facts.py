@@ -646,3 +646,63 @@ def test_a_number_every_call_passed_is_a_number_and_stays_one_only_with_numbers(
     # string repeated a number of times: not proven a number
     assert stated.query(3, "shift").facts.get("kind") is None
     assert stated.query(4, "rule").facts.get("kind") is None
+
+
+def test_an_argument_some_calls_passed_as_none_is_not_taken_as_given():
+    def entry(**facts):
+        facts["grad_mode"] = True
+        return {"entry": "forward", "file": "m.py", "line": 9, "name": "mask", "facts": facts}
+
+    records = [entry(kind="none"), entry(kind="tensor", grad="off", shape=[2], contiguous=True)]
+    joined = facts.given_arguments(records)["m.py"][9, "forward"][True]["mask"]
+    assert joined == {"or_none": True}
+    tensor = {"kind": "tensor", "grad": "off", "contiguous": True, "shape": [2, 3, 4]}
+    given = {(9, "forward"): {True: {"x": tensor, "mask": joined}}}
+    stated = StatementFacts(GIVEN, given=given)
+    # both arms of `if mask is not None:` run: no fact rests on mask being given
+    assert stated.query(12, "h").assumed_given == frozenset()
+    assert stated.query(10, "h").facts["dims"] == (2, 3, 8)
+
+
+LOADER = """\
+import torch
+from torchvision import datasets, transforms
+
+transform = transforms.Compose([transforms.ToTensor(), transforms.Normalize((0.5,), (0.5,))])
+train = datasets.MNIST("data", train=True, download=True, transform=transform)
+loader = torch.utils.data.DataLoader(train, batch_size=64, shuffle=True)
+for images, labels in loader:
+    flat = images.view(images.size(0), -1)
+other = datasets.MNIST("data", transform=transforms.Lambda(lambda x: x))
+for image, label in torch.utils.data.DataLoader(other, batch_size=8):
+    pass
+for image, label in torch.utils.data.DataLoader(train, collate_fn=list):
+    pass
+for image, label in train:
+    pass
+crops = transforms.Compose([transforms.RandomCrop(32, padding=4), transforms.ToTensor()])
+for images, labels in torch.utils.data.DataLoader(datasets.CIFAR10("data", transform=crops)):
+    pass
+"""
+
+
+def test_a_loader_of_a_torchvision_dataset_turned_into_tensors_yields_image_batches():
+    stated = StatementFacts(LOADER)
+    images, labels = stated.query(7, "images").facts, stated.query(7, "labels").facts
+    assert (images["kind"], images["grad"], images["dtype"], images["rank"]) == (
+        "tensor",
+        "off",
+        "float",
+        4,
+    )
+    assert (labels["kind"], labels["dtype"], labels["rank"]) == ("tensor", "int", 1)
+    assert images["dims"][1:] == (1, 28, 28)  # MNIST's images, sizes kept by the steps
+    cropped = stated.query(17, "images").facts
+    assert cropped["rank"] == 4 and cropped["dims"][1:] == (None, None, None)
+    assert cropped["same_dims"] == ()  # channels, height, width: each a size of its own
+    assert stated.query(8, "flat").facts["rank"] == 2
+    # a transform of unknown effect, a collate of the file's choosing: unknown
+    for line in (10, 12):
+        assert stated.query(line, "image").facts.get("kind") is None
+    image, label = stated.query(14, "image").facts, stated.query(14, "label").facts
+    assert (image["kind"], image["rank"], label["kind"]) == ("tensor", 3, "number")

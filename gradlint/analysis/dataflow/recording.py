@@ -505,6 +505,11 @@ class StatementFacts:
         facts = self._given(function).get(mode, {}).get(name)
         return given_value(facts) if facts is not None else None
 
+    def may_be_none(self, function: cst.FunctionDef, name: str, mode: bool) -> bool:
+        """Whether the calls starting in grad mode `mode` passed argument `name` as None in
+        some calls and as another value in others."""
+        return bool(self._given(function).get(mode, {}).get(name, {}).get("or_none"))
+
     def _given(self, function: cst.FunctionDef) -> dict[bool, dict[str, dict]]:
         if not self.given:
             return {}

@@ -18,6 +18,7 @@ from gradlint.analysis.dataflow import (
     cuts,
     freezing,
     graphs,
+    loaders,
     optimizers,
     summaries,
 )
@@ -292,11 +293,21 @@ class Calls:
         mapping = isinstance(receiver, Mapping) and receiver.others is None
         if method == "values" and mapping and not call.args:  # `optimizers.values()`
             return Seq(tuple(value for _, value in receiver.items))
+        if qualified in loaders.LOADERS and _STAR not in args[0]:
+            batches = loaders.loader(args[0], args[1])
+            if batches is not None:
+                return batches
         if qualified is not None and qualified.startswith("torch."):
             result = self._torch_call(call, qualified, args, state, frame)
             return self._typed(call, qualified.rpartition(".")[2], args, result, state)
         if qualified == "argparse.ArgumentParser":
             return Obj(qualified)
+        if qualified is not None and qualified.startswith("torchvision.") and _STAR not in args[0]:
+            known = loaders.transform(qualified, args[0]) or loaders.dataset(
+                qualified, args[1], AN_INT
+            )
+            if known is not None:
+                return known
         if qualified in _NAMESPACES and not args[0]:  # a config object
             return Obj(qualified, arguments=([], dict(args[1])), attrs=dict(args[1]))
         if qualified in _MATH_OF_NUMBERS and len(args[0]) == 1 and not args[1]:

@@ -434,6 +434,8 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
                 passed = self.recorder.argument(node, param.name.value, given)
                 if passed is not None:
                     env[param.name.value] = passed
+                elif self.recorder.may_be_none(node, param.name.value, given):
+                    env[param.name.value] = None  # `x is None` undecided, not taken as given
         self._bind_defaults(node, env, params)
         if takes_self and fresh and owner not in self.class_objects:
             # the class's own `__init__` on its own builds the instance its other methods
