@@ -78,6 +78,18 @@ class DataWrite:
     where: str  # "inside forward(), after the forward pass used it", ...
 
 
+@dataclass(frozen=True)
+class PendingDataWrite:
+    """A write through `.data` as a frame keeps it until it knows whether a backward of a
+    graph reaching the parameters follows (`order`: when, among the frame's statements;
+    `storages`: the parameters written, None when not known which)."""
+
+    order: int
+    node: cst.CSTNode
+    name: str
+    storages: frozenset[int] | None
+
+
 @dataclass(eq=False)
 class RequiresGradChange:
     """`t.requires_grad = flag` (`assigned`) or `t.requires_grad_(flag)` on `value`, as it

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from gradlint.analysis.dataflow.events import Body, Place, TrainingEvent
+from gradlint.analysis.dataflow.events import Body, PendingDataWrite, Place, TrainingEvent
 
 # FileFacts lists whose events place them in their caller's run or order: a run that
 # appended to one is not summarised.
@@ -48,7 +48,7 @@ class Summary:
     grad_after: tuple[bool | None] | None  # the grad mode it leaves set, if it sets one
     read_parameters: frozenset[str]
     called_modules: frozenset[str]
-    data_writes: tuple[tuple[cst.CSTNode, str, frozenset[int] | None], ...]
+    data_writes: tuple[PendingDataWrite, ...]  # replayed at the call's order
     placed: dict[str, list]  # PLACED list name -> the events the run appended to it
     training: tuple[TrainingEvent, ...]  # of its run, below `Place`s `base` long
     base: int

@@ -665,12 +665,13 @@ class Calls:
         end = self._block_at(Place("call", call), node.body.body, inner, callee)
         self.stack.pop()
         self._finish(callee)
-        callee.data_writes = [w for w in callee.data_writes if w[1] not in callee.own_module_writes]
+        own = callee.own_module_writes
+        callee.data_writes = [w for w in callee.data_writes if w.node not in own]
         exits = [*callee.exits, end] if end is not None else callee.exits
         if arguments is not None:
             self._summarise(node, arguments, (inner, callee_grad, exits), callee, recorded)
-        writes = [(at, name, written) for _, at, name, written in callee.data_writes]
-        _heard(frame, receiver, callee.read_parameters, callee.called_modules, writes)
+        reads = callee.read_parameters, callee.called_modules
+        _heard(frame, receiver, *reads, callee.data_writes)
         state.saved.clear()  # the callee's saved map continues the caller's
         state.saved.update(saved_after(inner, exits))
         if exits:

@@ -127,7 +127,7 @@ def _heard(frame: Frame, receiver: str | None, parameters, modules, data_writes)
     if receiver is not None:
         for mine, theirs in ((frame.read_parameters, parameters), (frame.called_modules, modules)):
             mine.update(receiver + name[4:] for name in theirs if name.startswith("self."))
-    frame.data_writes.extend((frame.order, at, name, written) for at, name, written in data_writes)
+    frame.data_writes.extend(replace(write, order=frame.order) for write in data_writes)
 
 
 def _truth(value) -> bool | None:

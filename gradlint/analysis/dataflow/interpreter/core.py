@@ -495,7 +495,7 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
             ((modes.pop() if len(modes) == 1 else None),) if sets_grad else None,
             frozenset(frame.read_parameters),
             frozenset(frame.called_modules),
-            tuple((at, name, written) for _, at, name, written in frame.data_writes),
+            tuple(frame.data_writes),
             summaries.appended(self.facts, lengths, summaries.PLACED),
             training,
             len(self.path) + 1 if frame.depth else 0,  # an inline run's own `Place`
@@ -749,13 +749,15 @@ class Interpreter(Statements, Expressions, Members, Calls, TorchSemantics, Train
             state.pending.append(Pending(value.storage, names, mine, frame.body.forward, aside))
 
     def _finish(self, frame: Frame) -> None:
-        for order, node, name, written in frame.data_writes:
+        for write in frame.data_writes:
+            written = write.storages
             if any(
-                bound < order < at and (reached is None or written is None or reached & written)
+                bound < write.order < at
+                and (reached is None or written is None or reached & written)
                 for at, bound, reached in frame.backward_calls
             ):  # a backward whose graph (when known) reaches the parameters written
                 where = "between a forward pass and its backward()"
-                self.facts.data_writes.append(DataWrite(node, name, where))
+                self.facts.data_writes.append(DataWrite(write.node, write.name, where))
 
 
 def _module_level(module: cst.Module) -> frozenset[cst.FunctionDef]:

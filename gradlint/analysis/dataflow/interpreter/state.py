@@ -15,6 +15,7 @@ from gradlint.analysis.dataflow import (
 from gradlint.analysis.dataflow.events import (
     Body,
     InplaceEdit,
+    PendingDataWrite,
     Saver,
 )
 from gradlint.analysis.dataflow.uses import (
@@ -115,11 +116,7 @@ class Frame:
     # modules called whose parameters all count as read: torch layers, and modules whose
     # forward is not interpreted here (an interpreted one reports what it read)
     called_modules: set[str] = field(default_factory=set)
-    # (order, node, name, storages): a write through `.data` into those parameters (None:
-    # not known which)
-    data_writes: list[tuple[int, cst.CSTNode, str, frozenset[int] | None]] = field(
-        default_factory=list
-    )
+    data_writes: list[PendingDataWrite] = field(default_factory=list)
     # its writes through `.data` to a module it built itself (`_built_by`): its callers'
     # forward passes cannot have used that module
     own_module_writes: set[cst.CSTNode] = field(default_factory=set)

@@ -25,6 +25,7 @@ from gradlint.analysis.dataflow.events import (
     DataWrite,
     InplaceEdit,
     OptimizerBuilt,
+    PendingDataWrite,
     RequiresGradChange,
     Saver,
 )
@@ -1229,7 +1230,7 @@ class TorchSemantics:
             and isinstance(self._peek(owner.value, state, frame), Obj)
         )
         written = value.merged | {value.storage} if known else None
-        frame.data_writes.append((frame.order, node, name, written))
+        frame.data_writes.append(PendingDataWrite(frame.order, node, name, written))
         function = frame.body.node
         if function is not None and _built_by(function, name.partition(".")[0], self.imports):
             frame.own_module_writes.add(node)
