@@ -259,6 +259,63 @@ def test_step_under_a_guard_with_gradients_never_cleared(guard, before, clear, e
     assert codes(GUARDED_STEP.format(guard=guard, before=before, clear=clear)) == expected
 
 
+AMP_SWITCH = """
+import argparse
+
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--amp", action="store_true")
+
+
+def train_one_epoch(model, optimizer, loader, args):
+    scaler = torch.cuda.amp.GradScaler(enabled=args.amp)
+    for x, y in loader:
+        loss = (model(x) - y).pow(2).mean()
+        {before}
+        if args.amp:
+            optimizer.zero_grad()
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            {clear}
+            loss.backward()
+            optimizer.step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("before", "clear", "expected"),
+    [
+        # DAB-DETR#58: only the amp arm clears; the arm a run without --amp takes never does
+        ("pass", "pass", ["GL503"]),
+        ("pass", "optimizer.zero_grad()", []),
+        ("optimizer.zero_grad()", "pass", []),
+    ],
+)
+def test_setting_switch_whose_other_arm_alone_clears(before, clear, expected):
+    assert codes(AMP_SWITCH.format(before=before, clear=clear)) == expected
+
+
+def test_clear_and_step_on_alternating_arms_of_a_schedule_is_quiet():
+    """`if i % 2 == 0: zero_grad() else: backward(); step()`: the test reads the loop's
+    counter, so each step's arm follows a pass that cleared."""
+    source = """
+import torch
+
+model = torch.nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for i in range(10):
+    if i % 2 == 0:
+        optimizer.zero_grad()
+    else:
+        model(torch.randn(2, 4)).sum().backward()
+        optimizer.step()
+"""
+    assert codes(source) == []
+
+
 def test_backward_and_step_under_one_data_guard_with_a_clip_helper():
     """TextClassificationBenchmark#20: zero_grad() once before a module-level loop whose
     backward and step sit under the same test of the batch; clamping `.grad` in place

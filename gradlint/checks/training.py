@@ -51,6 +51,15 @@ def _exclusive(a: tuple[Place, ...], b: tuple[Place, ...]) -> bool:
     return False
 
 
+def _other_arm(event: TrainingEvent, guards: list[Place]) -> bool:
+    """`event` sits on another arm of one of the `if`s in `guards`."""
+    return any(
+        place.kind == "if" and place.node is guard.node and place.index != guard.index
+        for place in event.path
+        for guard in guards
+    )
+
+
 def _inside(event: TrainingEvent, loop: cst.CSTNode, index: int = 0) -> tuple[Place, ...] | None:
     """Where `event` sits inside pass `index` of `loop` (None: not there)."""
     place = Place("loop", loop, index)
@@ -246,7 +255,7 @@ class _Run:
             (s, self.guarded_backwards(loop, guards))
             for s, guards in self.guarded_steps(loop)
             if not s.with_closure and not self.restarts_each_iteration(loop, s)
-            if not self.clears_gradients(loop, s)
+            if not self.clears_gradients(loop, s, guards)
         ]
         uncleared = [(s, fed) for s, fed in uncleared if fed]
         if not uncleared:
@@ -278,9 +287,10 @@ class _Run:
         )
 
     def guarded_steps(self, loop: cst.CSTNode) -> list[tuple[_Step, list[Place]]]:
-        """Steps of the loop's first pass under `if`s of the loop's own body whose tests
-        read nothing the loop binds or counts (`if torch.isfinite(grad_norm):`): a guard
-        meant to pass, not a schedule (`if (i + 1) % accumulate == 0:`); with those ifs."""
+        """Steps of the loop's first pass under `if`s of the loop's own body (either arm)
+        whose tests read nothing the loop binds or counts (`if torch.isfinite(grad_norm):`,
+        `if args.amp: ... else: ...`): a guard meant to pass or a setting, not a schedule
+        (`if (i + 1) % accumulate == 0:`); with those ifs."""
         counted: set[str] | None = None  # computed for the first guarded step only
         found = []
         for event, inner in self.passes.get(Place("loop", loop), ()):
@@ -289,7 +299,7 @@ class _Run:
             guards = [place for place in inner if place.kind == "if"]
             called = [n for n, place in enumerate(inner) if place.kind == "call"]
             own = inner[: called[0]] if called else inner
-            if not guards or any(place not in own or place.index != 0 for place in guards):
+            if not guards or any(place not in own for place in guards):
                 continue
             counted = _counters(loop) if counted is None else counted
             if any(_names(place.node.test) & counted for place in guards):
@@ -331,10 +341,15 @@ class _Run:
             s is not None and s.storages is not None and s.storages & step.storages for s in again
         )
 
-    def clears_gradients(self, loop: cst.CSTNode, step: _Step) -> bool:
+    def clears_gradients(
+        self, loop: cst.CSTNode, step: _Step, guards: list[Place] | None = None
+    ) -> bool:
         """Whether something in `loop` (either pass, any branch) may clear the gradients
-        `step` applies."""
+        `step` applies; not a clear on another arm of one of the step's `guards` (ifs whose
+        tests read nothing the loop binds: the arm a run takes is the same every pass)."""
         for event in self.in_loop(loop):
+            if guards and _other_arm(event, guards):
+                continue
             if event.kind == "clear":
                 return True
             if event.kind == "zero_grad" and self.zero_grad_may_clear(event, step):
