@@ -140,7 +140,8 @@ class _Dispatcher(dict):
             leaves.append(self.scope.leave)
         if issubclass(node_type, cst.Import | cst.ImportFrom):
             visits.append(self.scope.imports.add)  # function-level imports count from here on
-        found = self[node_type] = (_all(visits), _all(leaves))
+        leave = leaves[0] if len(leaves) == 1 else _all(leaves)  # what a leave returns: ignored
+        found = self[node_type] = (_all(visits), leave)
         return found
 
 

@@ -41,6 +41,8 @@ def canonical(qualified: str) -> str:
 
 def dotted(expr: cst.BaseExpression) -> str | None:
     """`a.b.c` for a Name/Attribute chain, else None."""
+    if isinstance(expr, cst.Name):  # most of the calls: no list, no join
+        return expr.value
     parts = []
     while isinstance(expr, cst.Attribute):
         parts.append(expr.attr.value)
@@ -48,7 +50,8 @@ def dotted(expr: cst.BaseExpression) -> str | None:
     if not isinstance(expr, cst.Name):
         return None
     parts.append(expr.value)
-    return ".".join(reversed(parts))
+    parts.reverse()
+    return ".".join(parts)
 
 
 def nested_blocks(statement: cst.CSTNode) -> list[list]:

@@ -9,6 +9,8 @@ see exactly the same sequence of nodes.
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import typing
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 
@@ -90,6 +92,72 @@ def child_fields(node: cst.CSTNode) -> tuple[str, ...]:
     return fields
 
 
+def _node_types(hint: object) -> frozenset[type[cst.CSTNode]] | None:
+    """The node classes a field annotated `hint` may hold (empty: none, as for `str`,
+    `Literal[...]`, `MaybeSentinel`); None when the annotation does not say."""
+    if hint is typing.Any:
+        return None
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return frozenset()
+    if origin is None:
+        if not isinstance(hint, type):
+            return None  # a forward reference left as text
+        return _node_subclasses(hint) if issubclass(hint, cst.CSTNode) else frozenset()
+    found: set[type[cst.CSTNode]] = set()
+    for argument in typing.get_args(hint):
+        if argument is Ellipsis:
+            continue
+        kinds = _node_types(argument)
+        if kinds is None:
+            return None
+        found |= kinds
+    return frozenset(found)
+
+
+@cache
+def _node_subclasses(kind: type[cst.CSTNode]) -> frozenset[type[cst.CSTNode]]:
+    """`kind` and its subclasses that can be instantiated (a node is of one of those)."""
+    found, pending = set(), [kind]
+    while pending:
+        current = pending.pop()
+        if current not in found:
+            found.add(current)
+            pending.extend(current.__subclasses__())
+    return frozenset(k for k in found if not inspect.isabstract(k))
+
+
+@cache
+def _field_types(kind: type[cst.CSTNode]) -> dict[str, frozenset[type[cst.CSTNode]] | None]:
+    """Each field of a node class -> the node classes its annotation allows (_node_types:
+    libcst's annotations are the classes themselves, not postponed text)."""
+    return {f.name: _node_types(f.type) for f in dataclasses.fields(kind)}
+
+
+class _Plan(dict):
+    """node type -> the fields a walk skipping `skip` reads, in child_fields' order: those
+    whose annotation allows some node class outside `skip` (a token's or a parenthesis'
+    field, or a whitespace field, is never read when those are skipped)."""
+
+    def __init__(self, skip: frozenset[type]) -> None:
+        super().__init__()
+        self.skip = skip
+
+    def learn(self, node: cst.CSTNode) -> tuple[str, ...]:
+        types = _field_types(type(node))
+        fields = self[type(node)] = tuple(
+            name
+            for name in child_fields(node)
+            if (kinds := types.get(name)) is None or not kinds <= self.skip
+        )
+        return fields
+
+
+@cache
+def _plan_for(skip: frozenset[type]) -> _Plan:
+    return _Plan(skip)
+
+
 class _NodeTypes(dict):
     """type -> whether it is a libcst node: `isinstance(x, cst.CSTNode)` goes through
     ABCMeta's Python-level check, a dict lookup per field does not."""
@@ -104,16 +172,23 @@ _IS_NODE = _NodeTypes()
 
 def children(node: cst.CSTNode, skip: frozenset[type] = LAYOUT) -> Iterator[cst.CSTNode]:
     """The direct children of `node` in source order, without those of the `skip` types."""
-    for name in child_fields(node):
+    return iter(_children(node, skip, _plan_for(skip)))
+
+
+def _children(node: cst.CSTNode, skip: frozenset[type], plan: _Plan) -> list[cst.CSTNode]:
+    found = []
+    fields = plan.get(type(node))
+    for name in plan.learn(node) if fields is None else fields:
         value = getattr(node, name)
         kind = type(value)
         if kind is tuple or kind is list:
             for child in value:
                 kind = type(child)
                 if kind not in skip and _IS_NODE[kind]:
-                    yield child
+                    found.append(child)
         elif kind not in skip and _IS_NODE[kind]:
-            yield value
+            found.append(value)
+    return found
 
 
 Hooks = tuple[Callable[[cst.CSTNode], object] | None, Callable[[cst.CSTNode], object] | None]
@@ -125,18 +200,23 @@ def walk_hooks(
     """`hooks[type(node)]` is (enter, leave), either None: `enter` runs before the node's
     children (returning False skips them), `leave` after. A node type without hooks costs
     one lookup: this loop runs for every node of every walk."""
+    _walk_hooks(node, hooks, skip, _plan_for(skip))
+
+
+def _walk_hooks(node: cst.CSTNode, hooks: Mapping[type, Hooks], skip, plan: _Plan) -> None:
     enter, leave = hooks[type(node)]
     if enter is None or enter(node) is not False:
-        for name in _FIELDS.get(type(node)) or child_fields(node):  # children(), inlined
+        fields = plan.get(type(node))
+        for name in plan.learn(node) if fields is None else fields:  # children(), inlined
             value = getattr(node, name)
             kind = type(value)
             if kind is tuple or kind is list:
                 for child in value:
                     kind = type(child)
                     if kind not in skip and _IS_NODE[kind]:
-                        walk_hooks(child, hooks, skip)
+                        _walk_hooks(child, hooks, skip, plan)
             elif kind not in skip and _IS_NODE[kind]:
-                walk_hooks(value, hooks, skip)
+                _walk_hooks(value, hooks, skip, plan)
     if leave is not None:
         leave(node)
 
@@ -170,11 +250,14 @@ def walk(
 
 def iter_nodes(node: cst.CSTNode, skip: frozenset[type] = LAYOUT) -> Iterator[cst.CSTNode]:
     """`node` and all its descendants, pre-order, in source order."""
+    plan = _plan_for(skip)
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed(tuple(children(current, skip))))
+        found = _children(current, skip, plan)
+        found.reverse()
+        stack += found
 
 
 @cache

@@ -62,8 +62,11 @@ def join_states(states: list[State]) -> State | None:
     first, *rest = live
     joined = first.copy()
     for other in rest:
-        for name in set(joined.env) | set(other.env):
-            joined.env[name] = join(joined.env.get(name), other.env.get(name))
+        env, others = joined.env, other.env
+        for name in set(env) | set(others):
+            mine, theirs = env.get(name), others.get(name)
+            if mine is not theirs or name not in env:  # join(v, v) is v
+                env[name] = join(mine, theirs)
         for storage, saver in other.saved.items():
             joined.saved.setdefault(storage, saver)
         if joined.grad != other.grad:
