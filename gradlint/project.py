@@ -59,12 +59,19 @@ class Linked:
 
 @dataclass
 class _Module:
-    """One project file's top-level statements, by what they define."""
+    """One project file's top-level statements, by what they define; and what linking the
+    file itself reads of its tree (one parse serves both)."""
 
     path: str
     lines: list[str]
     defined: dict[str, tuple[int, int, frozenset[str]]] = field(default_factory=dict)
     imports: list[ast.stmt] = field(default_factory=list)
+    text: str = ""
+    own: frozenset[str] = frozenset()  # top-level functions, classes and names assigned
+    every_import: list[ast.stmt] = field(default_factory=list)  # nested ones too
+    # names the file binds anywhere (assignment targets, parameters): a module imported
+    # whole under such a name may be shadowed, so its uses are left alone
+    stored: frozenset[str] = frozenset()
 
 
 # -- what a project is --------------------------------------------------------------------
@@ -215,22 +222,37 @@ def index_key(path: str, source: bytes) -> bytes:
 
 @lru_cache(maxsize=512)
 def _read(path: str, stamp: tuple[int, int]) -> _Module | None:
-    import ast
-
     try:
         with open(path, "rb") as handle:
             text = handle.read().decode("utf-8")
-        tree = ast.parse(text, path)
-    except (OSError, SyntaxError, UnicodeDecodeError, ValueError, RecursionError, MemoryError):
+    except (OSError, UnicodeDecodeError):
         return None
-    module = _Module(path, text.splitlines())
+    return _parsed(path, text)
+
+
+def _parsed(path: str, text: str) -> _Module | None:
+    """`text`'s module (None: CPython cannot parse it)."""
+    import ast
+
+    try:
+        tree = ast.parse(text, path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    module = _Module(path, text.splitlines(), text=text)
+    own, stored = set(), set()
     for statement in tree.body:
+        nodes = _nodes(statement)
+        stored.update(_stored(nodes))
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            own.add(statement.name)
+        elif isinstance(statement, ast.Assign):
+            own |= {t.id for t in statement.targets if isinstance(t, ast.Name)}
         start = min([statement.lineno, *(d.lineno for d in _decorators(statement))])
         span = (start, statement.end_lineno or statement.lineno)
         if isinstance(statement, ast.Import | ast.ImportFrom):
             module.imports.append(statement)
         elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            module.defined[statement.name] = (*span, _names(statement))
+            module.defined[statement.name] = (*span, _ids(nodes))
         elif isinstance(statement, ast.Assign | ast.AnnAssign):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             if all(isinstance(target, ast.Name) for target in targets) and statement.value:
@@ -240,6 +262,10 @@ def _read(path: str, stamp: tuple[int, int]) -> _Module | None:
             module.imports += [
                 s for s in statement.body if isinstance(s, ast.Import | ast.ImportFrom)
             ]
+    module.own, module.stored = frozenset(own), frozenset(stored)
+    module.every_import = [
+        s for s in _statements(tree.body) if isinstance(s, ast.Import | ast.ImportFrom)
+    ]
     return module
 
 
@@ -248,9 +274,25 @@ def _decorators(statement: ast.stmt) -> list:
 
 
 def _names(node: ast.AST) -> frozenset[str]:
+    return _ids(_nodes(node))
+
+
+def _ids(nodes: list) -> frozenset[str]:
+    """The names read or bound among `nodes`."""
     import ast
 
-    return frozenset(n.id for n in _nodes(node) if type(n) is ast.Name)
+    return frozenset(n.id for n in nodes if type(n) is ast.Name)
+
+
+def _stored(nodes: list) -> list[str]:
+    """The names bound among `nodes` (assignment targets, parameters)."""
+    import ast
+
+    return [
+        node.id if type(node) is ast.Name else node.arg
+        for node in nodes
+        if type(node) is ast.arg or (type(node) is ast.Name and type(node.ctx) is ast.Store)
+    ]
 
 
 def _nodes(node: ast.AST) -> list:
@@ -426,33 +468,30 @@ def linked(path: str, source: bytes) -> Linked | None:
         return None
     if not imported_files(path, source):
         return None
-    import ast
-
     try:
         text = source.decode("utf-8")
-        tree = ast.parse(text, path)
-    except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError, MemoryError):
+    except UnicodeDecodeError:
+        return None
+    # the file's text as an importer reads it (a notebook's is not its script): one parse
+    read = _module(path) if path.endswith(".py") else None
+    parsed = read if read is not None and read.text == text else _parsed(path, text)
+    if parsed is None:
         return None
     try:
-        return _link(path, text, tree)
+        return _link(path, text, parsed)
     except (_Unlinkable, RecursionError):
         return None
 
 
-def _link(path: str, text: str, tree: ast.Module) -> Linked | None:
+def _link(path: str, text: str, parsed: _Module) -> Linked | None:
     import ast
 
     linker = _Linker(path)
     blanked: list[tuple[int, int]] = []
     aliases: list[str] = []
     modules: dict[str, str] = {}  # `m` (or `pkg.mod`) in the file -> its project file
-    own = set()
-    for statement in tree.body:
-        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            own.add(statement.name)
-        elif isinstance(statement, ast.Assign):
-            own |= {t.id for t in statement.targets if isinstance(t, ast.Name)}
-    for statement in _statements(tree.body):
+    own = set(parsed.own)
+    for statement in parsed.every_import:
         if isinstance(statement, ast.ImportFrom):
             source = resolve(path, statement.level, statement.module or "")
             if source is None:
@@ -470,7 +509,7 @@ def _link(path: str, text: str, tree: ast.Module) -> Linked | None:
                     if not linker.need(source, alias.name):
                         break
                     provided.append(alias)
-                elif (alias.asname or alias.name) not in _stored(tree):
+                elif (alias.asname or alias.name) not in parsed.stored:
                     modules[alias.asname or alias.name] = submodule
                     provided.append(None)
                 else:
@@ -490,7 +529,7 @@ def _link(path: str, text: str, tree: ast.Module) -> Linked | None:
             for alias in statement.names:
                 source = resolve(path, 0, alias.name)
                 local = alias.asname or alias.name
-                if source is not None and local.split(".")[0] not in _stored(tree):
+                if source is not None and local.split(".")[0] not in parsed.stored:
                     modules[local] = source
     rewritten = _module_uses(text, modules, linker)
     if not blanked and rewritten is text:
@@ -521,19 +560,6 @@ def _statements(body: list) -> list:
             if isinstance(block, list):
                 pending += [s for s in block if isinstance(s, ast.stmt | ast.excepthandler)]
     return found
-
-
-@lru_cache(maxsize=8)
-def _stored(tree: ast.Module) -> frozenset[str]:
-    """Names the file binds anywhere (assignment targets, parameters): a module imported
-    whole under such a name may be shadowed, so its uses are left alone."""
-    import ast
-
-    return frozenset(
-        node.id if type(node) is ast.Name else node.arg
-        for node in _nodes(tree)
-        if type(node) is ast.arg or (type(node) is ast.Name and type(node.ctx) is ast.Store)
-    )
 
 
 def _module_uses(text: str, modules: dict[str, str], linker: _Linker) -> str:
