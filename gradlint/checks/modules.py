@@ -59,6 +59,7 @@ class ModuleStateChecker(Checker):
                 continue
             registered = _registered(events[0].module)
             submodules = _module_attributes(mine)
+            plain = frozenset(event.attr for event in mine if _known_non_module(event.value))
             taken = _taken_by_containers(mine)
             for attr in dict.fromkeys(event.attr for event in mine):
                 if (info, attr) in wrapped:
@@ -70,7 +71,7 @@ class ModuleStateChecker(Checker):
                     self._report_unregistered(info, f"{history[-1].written}.{attr}", site)
                 if attr in taken or (info, attr) in handed:
                     continue
-                if _of_submodules(history, submodules, calls_under):
+                if _of_submodules(history, submodules, plain, calls_under):
                     continue
                 container = _container_site(history, registered, self._may_hold_state)
                 if container is not None and container.node not in reported:
@@ -338,14 +339,18 @@ _ENUMERATIONS = frozenset({"parameters", "named_parameters", "modules", "childre
 def _of_submodules(
     history: list[ModuleAttributeSet],
     submodules: frozenset[str],
+    plain: frozenset[str],
     calls_under: dict[cst.CSTNode, list[cst.Call]],
 ) -> bool:
     """Every value put into the container comes from enumerating sub-modules the class
     registers (`list(self.fc.parameters())`, also when `self.fc` is assigned in each arm
     of an if / else and the dataflow keeps no single module for it), or an item or slice
     of one (`list(self.convs[1:-1].parameters())`: indexing a registered ModuleList or
-    Sequential yields its own registered layers). `calls_under`: the method calls below
-    each source node met so far (instances of a class share them)."""
+    Sequential yields its own registered layers), or an attribute the construction never
+    set to a `plain` value, one known to be no module (`self.model`, built by a base class
+    from a config the file cannot read: only a module has `named_parameters()`, and a
+    module set on a module is registered). `calls_under`: the method calls below each
+    source node met so far (instances of a class share them)."""
     sources = [event.node if event.source is None else event.source for event in history]
     calls = []
     for source in sources:
@@ -366,11 +371,20 @@ def _of_submodules(
         if not (
             isinstance(owner, cst.Attribute)
             and dotted(owner.value) == "self"
-            and owner.attr.value in submodules
+            and (owner.attr.value in submodules or owner.attr.value not in plain)
         ):
             return False
     others = [call for call in calls if call not in enumerated and call.func.attr.value != "extend"]
     return not others
+
+
+def _known_non_module(value) -> bool:
+    """A value known, on every path, to be something other than a module."""
+    options = list(options_of(value))
+    return bool(options) and all(
+        option is not None and not (isinstance(option, Obj) and option.is_module)
+        for option in options
+    )
 
 
 def _registered(obj: Obj) -> set[tuple[str, int]]:
