@@ -682,7 +682,7 @@ for image, label in train:
     pass
 crops = transforms.Compose([transforms.RandomCrop(32, padding=4), transforms.ToTensor()])
 for images, labels in torch.utils.data.DataLoader(datasets.CIFAR10("data", transform=crops)):
-    pass
+    rows = images.reshape(images.size(0), -1)
 """
 
 
@@ -700,9 +700,59 @@ def test_a_loader_of_a_torchvision_dataset_turned_into_tensors_yields_image_batc
     cropped = stated.query(17, "images").facts
     assert cropped["rank"] == 4 and cropped["dims"][1:] == (None, None, None)
     assert cropped["same_dims"] == ()  # channels, height, width: each a size of its own
+    # a copy or a view of what requires no grad, its sizes read from it: no grad either
+    assert stated.query(18, "rows").facts["grad"] == "off"
     assert stated.query(8, "flat").facts["rank"] == 2
     # a transform of unknown effect, a collate of the file's choosing: unknown
     for line in (10, 12):
         assert stated.query(line, "image").facts.get("kind") is None
     image, label = stated.query(14, "image").facts, stated.query(14, "label").facts
     assert (image["kind"], image["rank"], label["kind"]) == ("tensor", 3, "number")
+
+
+EMBEDDING_OF_UNKNOWN_SIZES = """\
+import torch
+from torch import nn
+
+
+def embed(vocab, width):
+    table = nn.Embedding(vocab, width)
+    tokens = torch.zeros(2, 5, dtype=torch.long)
+    vectors = table(tokens)
+    return vectors
+"""
+
+
+def test_an_embedding_whose_sizes_the_file_does_not_fix_adds_one_dim_of_its_own():
+    vectors = StatementFacts(EMBEDDING_OF_UNKNOWN_SIZES).query(8, "vectors").facts
+    assert vectors["rank"] == 3 and vectors["dims"] == (2, 5, None)
+
+
+CLASS_LITERALS = textwrap.dedent(
+    """\
+    import torch
+
+
+    class Config:
+        model_type = "bert"
+        hidden: int = 32
+        eps = -1e-5
+        flags = {"a": (1, 2)}
+        act = torch.nn.ReLU
+
+
+    class Net(torch.nn.Module):
+        expansion = 4
+    """
+)
+
+
+def test_what_a_class_body_binds_to_a_literal_is_stated(tmp_path):
+    stated = StatementFacts(CLASS_LITERALS)
+    kinds = {(5, "model_type"): "str", (6, "hidden"): "number", (7, "eps"): "number"}
+    kinds |= {(8, "flags"): "mapping", (13, "expansion"): "number"}
+    for (line, name), kind in kinds.items():
+        assert stated.query(line, name).facts["kind"] == kind, name
+    assert stated.query(9, "act") is None  # not a literal: not run
+    tally = _check(tmp_path, CLASS_LITERALS)
+    assert tally.contradictions == [] and tally.known["kind"] >= 5

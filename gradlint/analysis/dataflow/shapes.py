@@ -1287,7 +1287,7 @@ def _layer(name: str, args: Args) -> Layer | None:
         return Layer("linear", tuple(f if f is not None else model.fresh() for f in features))
     if name == "Embedding":
         sizes = as_dim(args.get(0, "num_embeddings")), as_dim(args.get(1, "embedding_dim"))
-        return Layer("embedding", sizes) if None not in sizes else None
+        return Layer("embedding", tuple(s if s is not None else model.fresh() for s in sizes))
     if name in torch_ops.SHAPE_CONV_LAYERS:
         # channels the file does not fix are sizes of their own, as a Linear's features
         channels = tuple(

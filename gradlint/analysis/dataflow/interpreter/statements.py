@@ -15,6 +15,7 @@ from gradlint.analysis.dataflow import (
     narrowing,
 )
 from gradlint.analysis.dataflow.events import (
+    Body,
     DataAssigned,
     Place,
     Returned,
@@ -212,9 +213,26 @@ class Statements:
         if isinstance(statement, cst.ClassDef):
             info = self.index.by_node.get(statement)
             state.env[statement.name.value] = ClassRef(info) if info is not None else None
+            if self.recorder is not None:
+                self._class_literals(statement, state.grad)
             return state
         _forget_names(statement, state)  # match and other statements: what they bind is unknown
         return state
+
+    def _class_literals(self, node: cst.ClassDef, grad: bool | None) -> None:
+        """For the fact oracle: the names a class body binds to literals (`model_type =
+        "bert"`, `expansion: int = 4`), bound once as Python builds the class."""
+        body, frame = State({}, grad=grad), Frame(Body(None, None, False, None), None, 0)
+        for line in node.body.body:
+            if not isinstance(line, cst.SimpleStatementLine):
+                continue
+            if not all(_binds_literal(small) for small in line.body):
+                continue
+            start = self.evals
+            for small in line.body:
+                self._small(small, body, frame)
+            for small in line.body:
+                self.recorder.after(small, body, frame, self, start)
 
     def _if(self, statement: cst.If, state: State, frame: Frame) -> State | None:
         test = self.eval(statement.test, state, frame)
@@ -741,3 +759,31 @@ def _iterates_parameters(loop: cst.For) -> bool:
         and isinstance(call.func, cst.Attribute)
         and call.func.attr.value in ("parameters", "named_parameters")
     )
+
+
+def _binds_literal(small: cst.CSTNode) -> bool:
+    """`name = <literal>` / `name: T = <literal>`: numbers, strings, True / False / None,
+    and tuples, lists, sets and dicts of them."""
+    if isinstance(small, cst.AnnAssign):
+        return isinstance(small.target, cst.Name) and _literal(small.value)
+    if isinstance(small, cst.Assign):
+        names = all(isinstance(t.target, cst.Name) for t in small.targets)
+        return names and _literal(small.value)
+    return False
+
+
+def _literal(expr: cst.BaseExpression | None) -> bool:
+    if isinstance(expr, cst.Integer | cst.Float | cst.SimpleString):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return _literal(expr.expression)
+    if isinstance(expr, cst.Tuple | cst.List | cst.Set):
+        return all(isinstance(e, cst.Element) and _literal(e.value) for e in expr.elements)
+    if isinstance(expr, cst.Dict):
+        return all(
+            isinstance(e, cst.DictElement) and _literal(e.key) and _literal(e.value)
+            for e in expr.elements
+        )
+    return False

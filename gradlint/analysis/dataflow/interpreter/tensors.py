@@ -59,6 +59,7 @@ from gradlint.analysis.dataflow.values import (
     Obj,
     Parameters,
     Seq,
+    Size,
     Tensor,
     becomes_plain_leaf,
     flagged_leaf,
@@ -525,9 +526,9 @@ class TorchSemantics:
         elif (
             tensors
             and all(t.grad is Grad.OFF for t in tensors)
-            and all(isinstance(v, Tensor | Const | Number) for v in inputs)
+            and all(isinstance(v, Tensor | Const | Number | Size) for v in inputs)
         ):
-            grad = Grad.OFF  # no-grad tensors and Python numbers
+            grad = Grad.OFF  # no-grad tensors and Python numbers (`x.size(0)` among them)
         else:
             grad = Grad.UNKNOWN
         if not tensors and facts is None:
