@@ -144,8 +144,10 @@ def _module_file(base: str, dotted: str) -> str | None:
     return init if os.path.isfile(init) else None
 
 
+@lru_cache(maxsize=8192)
 def resolve(path: str, level: int, dotted: str) -> str | None:
-    """The project file an import names from the file `path` (None: not the project's)."""
+    """The project file an import names from the file `path` (None: not the project's);
+    memoised as `_module_file` is (a link asks the same question for each use)."""
     directory = os.path.dirname(os.path.abspath(path))
     if level:
         base = directory
@@ -431,7 +433,7 @@ class _Linker:
                     resolve(file, 0, alias.name) is not None for alias in statement.names
                 ):
                     continue
-                line = ast.unparse(statement) + "\n"
+                line = _unparsed(statement)
                 if line not in imports_seen:
                     imports_seen.add(line)
                     out.append(line)
@@ -448,6 +450,14 @@ class _Linker:
                 done = end
             out += [f"{local} = {name}\n" for local, name in self.aliases.get(file, ())]
         return out
+
+
+@lru_cache(maxsize=4096)
+def _unparsed(statement: ast.stmt) -> str:
+    """An import statement of a project module as a line (once per statement read)."""
+    import ast
+
+    return ast.unparse(statement) + "\n"
 
 
 def _statement_lines(source: str, node: ast.stmt) -> tuple[int, int] | None:
