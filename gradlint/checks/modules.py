@@ -93,11 +93,8 @@ class ModuleStateChecker(Checker):
             return False
         if isinstance(value, Obj) and value.torch_layer:
             if value.kind in MODULE_CONTAINERS and value.kind != "torch.nn.ParameterList":
-                return not depth or any(  # a container's state is its items'
-                    self._may_hold_state(item, registered, depth - 1)
-                    for stored in value.attrs.values()
-                    for item in _stored_state(stored)
-                )
+                # a container's state is its items'
+                return not depth or self._stores_state(value, registered, depth)
             facts = knowledge.layer(value.kind)
             return facts is None or not facts.stateless or bool(value.attrs)
         if not isinstance(value, Obj) or value.info is None or not depth:
@@ -107,11 +104,16 @@ class ModuleStateChecker(Checker):
             return True
         if not _assigned_in_init(classes) <= value.attrs.keys():  # its __init__ not run
             return True
+        return self._stores_state(value, registered, depth)
+
+    def _stores_state(self, module: Obj, registered, depth: int) -> bool:
+        """An attribute of `module` holds a value that `_may_hold_state`, but for a
+        parameter registered under its name elsewhere."""
         return any(
             self._may_hold_state(item, registered, depth - 1)
-            for name, stored in value.attrs.items()
+            for name, stored in module.attrs.items()
             for item in _stored_state(stored)
-            if not _registered_by_name(value, name, item, registered)
+            if not _registered_by_name(module, name, item, registered)
         )
 
     # -- findings ------------------------------------------------------------------------
@@ -483,9 +485,9 @@ def _switches_or_registers(info: ClassInfo) -> bool:
         for node in iter_nodes(method):
             if isinstance(node, cst.Attribute) and dotted(node) == "self.training":
                 return True
-            if isinstance(node, cst.Call) and not _registers_nothing(node):
+            if isinstance(node, cst.Call):
                 called = dotted(node.func) or ""
-                if called.rpartition(".")[2] in _REGISTERING:
+                if called.rpartition(".")[2] in _REGISTERING and not _registers_nothing(node):
                     return True
             if name != "__init__" and _sets_self_attribute(node):
                 return True
@@ -501,10 +503,11 @@ def _registered_by_name(module: Obj, name: str, item, registered) -> bool:
 
 
 def _registers_nothing(call: cst.Call) -> bool:
-    """`self.register_parameter("bias", None)`: the name is kept free, nothing is stored."""
-    called = dotted(call.func) or ""
+    """`self.register_parameter("bias", None)` (a registering call): the name is kept
+    free, nothing is stored."""
     return (
-        called.rpartition(".")[2] == "register_parameter"
+        isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "register_parameter"
         and len(call.args) == 2
         and isinstance(call.args[1].value, cst.Name)
         and call.args[1].value.value == "None"

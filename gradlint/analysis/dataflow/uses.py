@@ -60,8 +60,7 @@ class SavedUses:
             if storage in other.fresh and other.fresh[storage] is first
         }
         for storage, edits in other.watch.items():
-            mine = self.watch.get(storage, ())
-            self.watch[storage] = mine + tuple(e for e in edits if e not in mine)
+            self._watch_also(storage, edits)
 
     def saved_output(self, storage: int) -> None:
         self.fresh.setdefault(storage, None)
@@ -81,9 +80,8 @@ class SavedUses:
         if self.quiet is None and storage in self.watch:
             if self.carried is not None:
                 self.carried.add(storage)
-                return
-            for edit in self.watch.pop(storage):
-                edit.unused = False
+            else:
+                self._confirm(storage)
 
     def carry(self) -> set[int] | None:
         """Start evaluating the value of `name = expr`; the set being carried before."""
@@ -100,13 +98,19 @@ class SavedUses:
             outer |= read
             return
         for storage in read:
-            edits = self.watch.get(storage, ())
             if result is None:
-                for edit in self.watch.pop(storage, ()):
-                    edit.unused = False
+                self._confirm(storage)
             else:
-                mine = self.watch.get(result, ())
-                self.watch[result] = mine + tuple(e for e in edits if e not in mine)
+                self._watch_also(result, self.watch.get(storage, ()))
+
+    def _confirm(self, storage: int) -> None:
+        """A use of the watched tensor: its edits break backward after all."""
+        for edit in self.watch.pop(storage, ()):
+            edit.unused = False
+
+    def _watch_also(self, storage: int, edits: tuple[InplaceEdit, ...]) -> None:
+        mine = self.watch.get(storage, ())
+        self.watch[storage] = mine + tuple(e for e in edits if e not in mine)
 
     def edited(self, edit: InplaceEdit, storage: int, statement: cst.CSTNode | None) -> None:
         """An in-place edit of a tensor an op saved: watched when it is a fresh output
